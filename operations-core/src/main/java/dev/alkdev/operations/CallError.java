@@ -1,0 +1,133 @@
+package dev.alkdev.operations;
+
+import dev.alkdev.operations.schema.SchemaError;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The one unchecked exception of the library: a failed call, with a code from a closed set.
+ *
+ * <p>What crosses a process boundary is the code, the message, the retryable flag and the details;
+ * the cause (a handler's own exception, say) stays local and is never serialised.
+ */
+public final class CallError extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final ErrorCode code;
+  private final boolean retryable;
+  private final transient JsonNode details;
+  private final transient List<SchemaError> validationErrors;
+
+  private CallError(
+      ErrorCode code,
+      String message,
+      boolean retryable,
+      JsonNode details,
+      List<SchemaError> validationErrors,
+      Throwable cause) {
+    super(message, cause);
+    this.code = code;
+    this.retryable = retryable;
+    this.details = details;
+    this.validationErrors = validationErrors;
+  }
+
+  /** An error with the code's default retryable flag. */
+  public static CallError of(ErrorCode code, String message) {
+    return builder(code, message).build();
+  }
+
+  /** An error that keeps a local cause (never sent over the wire). */
+  public static CallError of(ErrorCode code, String message, Throwable cause) {
+    return builder(code, message).cause(cause).build();
+  }
+
+  /**
+   * An {@link ErrorCode#INVALID_INPUT} error listing every schema error.
+   *
+   * @param what what was being checked, for the message: "input of demo.echo", say
+   */
+  public static CallError invalid(String what, List<SchemaError> errors) {
+    Objects.requireNonNull(errors, "errors");
+    StringBuilder message = new StringBuilder("Invalid ").append(what).append(':');
+    int shown = 0;
+    for (SchemaError error : errors) {
+      if (shown++ == 5) {
+        message.append(" (and ").append(errors.size() - 5).append(" more)");
+        break;
+      }
+      message.append(shown == 1 ? " " : "; ").append(error);
+    }
+    return builder(ErrorCode.INVALID_INPUT, message.toString()).validationErrors(errors).build();
+  }
+
+  public static Builder builder(ErrorCode code, String message) {
+    return new Builder(code, message);
+  }
+
+  public ErrorCode code() {
+    return code;
+  }
+
+  /** Whether trying the same call again may succeed. */
+  public boolean retryable() {
+    return retryable;
+  }
+
+  /** Machine-readable details that travel with the error, when there are any. */
+  public Optional<JsonNode> details() {
+    return Optional.ofNullable(details);
+  }
+
+  /** For {@link ErrorCode#INVALID_INPUT}: every schema error; otherwise empty. */
+  public List<SchemaError> validationErrors() {
+    return validationErrors;
+  }
+
+  @Override
+  public String toString() {
+    return "CallError[" + code + "]: " + getMessage();
+  }
+
+  /** Builds a {@link CallError}; the retryable flag defaults to the code's. */
+  public static final class Builder {
+    private final ErrorCode code;
+    private final String message;
+    private boolean retryable;
+    private JsonNode details;
+    private List<SchemaError> validationErrors = List.of();
+    private Throwable cause;
+
+    private Builder(ErrorCode code, String message) {
+      this.code = Objects.requireNonNull(code, "code");
+      this.message = Objects.requireNonNull(message, "message");
+      this.retryable = code.retryableByDefault();
+    }
+
+    public Builder retryable(boolean retryable) {
+      this.retryable = retryable;
+      return this;
+    }
+
+    public Builder details(JsonNode details) {
+      this.details = Objects.requireNonNull(details, "details");
+      return this;
+    }
+
+    public Builder validationErrors(List<SchemaError> errors) {
+      this.validationErrors = List.copyOf(errors);
+      return this;
+    }
+
+    public Builder cause(Throwable cause) {
+      this.cause = Objects.requireNonNull(cause, "cause");
+      return this;
+    }
+
+    public CallError build() {
+      return new CallError(code, message, retryable, details, validationErrors, cause);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package dev.alkdev.operations.schema;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.schema.internal.JavaTypeSchemas;
+import dev.alkdev.operations.schema.internal.SchemaCompiler;
+import dev.alkdev.operations.schema.internal.UnknownSchema;
+import java.lang.reflect.Type;
+import java.util.List;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A compiled JSON Schema: validates values with every error located by JSON Pointer, and casts
+ * values towards the schema (the seeds' {@code Value.Cast}).
+ *
+ * <p>Instances are immutable and safe to share between threads. Compile once, use many times.
+ *
+ * <pre>{@code
+ * Schema schema = Schema.fromJson("""
+ *     {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}}""");
+ * schema.validate(value);  // List<SchemaError>, empty when valid
+ * schema.cast(value);      // {"n": 1} for {}, {"n": 42} for {"n": "42", "extra": true}
+ * }</pre>
+ */
+public interface Schema {
+
+  /** The schema that accepts anything and casts nothing ({@code Type.Unknown()} in the seeds). */
+  static Schema unknown() {
+    return UnknownSchema.INSTANCE;
+  }
+
+  /**
+   * Compiles a JSON Schema document given as text, with the default options (draft 2020-12 unless
+   * the document's {@code $schema} names draft-07; nothing loaded from outside the document).
+   *
+   * @throws SchemaException if the text is not JSON, exceeds the limits, or is not a valid schema
+   */
+  static Schema fromJson(String json) {
+    return fromJson(json, SchemaOptions.defaults());
+  }
+
+  /** Compiles a JSON Schema document given as text. */
+  static Schema fromJson(String json, SchemaOptions options) {
+    return SchemaCompiler.compile(json, options);
+  }
+
+  /** Compiles a JSON Schema document. */
+  static Schema fromJson(JsonNode document) {
+    return fromJson(document, SchemaOptions.defaults());
+  }
+
+  /** Compiles a JSON Schema document. */
+  static Schema fromJson(JsonNode document, SchemaOptions options) {
+    return SchemaCompiler.compile(document, options);
+  }
+
+  /**
+   * Derives a schema from a Java type: a record, a class with Jackson annotations, an enum, a
+   * generic type such as {@code List<Item>} (pass a {@link java.lang.reflect.ParameterizedType}).
+   * See the docs for which properties count as required.
+   */
+  static Schema fromType(Type type) {
+    return fromType(type, SchemaOptions.defaults());
+  }
+
+  /** Derives a schema from a Java type. */
+  static Schema fromType(Type type, SchemaOptions options) {
+    return SchemaCompiler.compile(JavaTypeSchemas.generate(type), options);
+  }
+
+  /** The schema document this was compiled from (after any normalisation). */
+  JsonNode json();
+
+  /** Whether this is {@link #unknown()}: it accepts every value and casts nothing. */
+  boolean isUnknown();
+
+  /** Every reason {@code value} does not match, in document order; empty when it matches. */
+  List<SchemaError> validate(JsonNode value);
+
+  /** Whether {@code value} matches; may stop at the first error. */
+  default boolean isValid(JsonNode value) {
+    return validate(value).isEmpty();
+  }
+
+  /**
+   * Throws a {@link CallError} with code {@code INVALID_INPUT} listing every error, unless {@code
+   * value} matches.
+   *
+   * @param what what is being checked, for the message ("input of demo.echo")
+   */
+  default void validateOrThrow(JsonNode value, String what) {
+    List<SchemaError> errors = validate(value);
+    if (!errors.isEmpty()) {
+      throw CallError.invalid(what, errors);
+    }
+  }
+
+  /** {@link #validateOrThrow(JsonNode, String)} with the message subject "value". */
+  default void validateOrThrow(JsonNode value) {
+    validateOrThrow(value, "value");
+  }
+
+  /**
+   * Casts {@code value} towards this schema and returns the result; {@code value} is not changed.
+   * Keeps what matches, fills defaults, drops undeclared properties, converts primitives where no
+   * information is lost, and picks the best branch of {@code anyOf}/{@code oneOf}. Never throws on
+   * data: what cannot be made to match is kept as it was, for validation to report. The rules are
+   * in docs/schema.md.
+   */
+  JsonNode cast(JsonNode value);
+}

@@ -1,0 +1,15 @@
+/**
+ * operations for Java, core: schemas, errors, specs, envelopes, the registry and the call
+ * protocol. Packages named {@code internal} are not part of the API.
+ */
+module dev.alkdev.operations.core {
+  requires transitive tools.jackson.databind;
+  requires tools.jackson.dataformat.yaml;
+  requires com.networknt.schema;
+  requires com.github.victools.jsonschema.generator;
+  requires com.github.victools.jsonschema.module.jackson;
+  requires org.slf4j;
+
+  exports dev.alkdev.operations;
+  exports dev.alkdev.operations.schema;
+}
