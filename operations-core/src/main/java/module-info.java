@@ -1,6 +1,6 @@
 /**
- * operations for Java, core: schemas, errors, specs, envelopes, the registry and the call
- * protocol. Packages named {@code internal} are not part of the API.
+ * operations for Java, core: schemas, errors, specs, envelopes, the registry and the call protocol.
+ * Packages named {@code internal} are not part of the API.
  */
 module dev.alkdev.operations.core {
   requires transitive tools.jackson.databind;

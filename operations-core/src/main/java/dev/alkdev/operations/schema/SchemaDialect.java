@@ -1,6 +1,8 @@
 package dev.alkdev.operations.schema;
 
-/** The JSON Schema drafts the engine compiles. A document's {@code $schema} wins over the default. */
+/**
+ * The JSON Schema drafts the engine compiles. A document's {@code $schema} wins over the default.
+ */
 public enum SchemaDialect {
   DRAFT_2020_12("https://json-schema.org/draft/2020-12/schema"),
   DRAFT_07("http://json-schema.org/draft-07/schema#");

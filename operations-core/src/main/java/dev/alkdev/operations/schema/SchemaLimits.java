@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param maxNestingDepth deepest nesting of arrays and objects accepted when parsing a schema
  *     document or a value from text
  * @param maxEvaluationDepth deepest nesting of schema evaluation (value depth and {@code $ref}
- *     chains); deeper values fail validation with keyword {@code "limit"} instead of exhausting
- *     the stack
+ *     chains); deeper values fail validation with keyword {@code "limit"} instead of exhausting the
+ *     stack
  * @param maxEvaluationSteps most keyword evaluations for one value; a schema whose {@code
  *     anyOf}/{@code $ref} combinations explode fails validation with keyword {@code "limit"}
  * @param regexTimeout how long one {@code pattern} or {@code patternProperties} match may run
@@ -45,8 +45,10 @@ public record SchemaLimits(
     }
   }
 
-  /** The defaults: 4 Mi characters, nesting 500, evaluation depth 512,
-   * a million evaluation steps, 100 ms a regex, 100 errors. */
+  /**
+   * The defaults: 4 Mi characters, nesting 500, evaluation depth 512, a million evaluation steps,
+   * 100 ms a regex, 100 errors.
+   */
   public static SchemaLimits defaults() {
     return DEFAULTS;
   }
@@ -73,7 +75,12 @@ public record SchemaLimits(
 
   public SchemaLimits withRegexTimeout(Duration value) {
     return new SchemaLimits(
-        maxDocumentChars, maxNestingDepth, maxEvaluationDepth, maxEvaluationSteps, value, maxErrors);
+        maxDocumentChars,
+        maxNestingDepth,
+        maxEvaluationDepth,
+        maxEvaluationSteps,
+        value,
+        maxErrors);
   }
 
   public SchemaLimits withMaxErrors(int value) {

@@ -45,7 +45,10 @@ public record SchemaOptions(
   /** A builder that starts from these options. */
   public Builder toBuilder() {
     Builder builder =
-        new Builder().limits(limits).defaultDialect(defaultDialect).formatAssertions(formatAssertions);
+        new Builder()
+            .limits(limits)
+            .defaultDialect(defaultDialect)
+            .formatAssertions(formatAssertions);
     prefixMappings.forEach(builder::mapPrefix);
     return builder;
   }

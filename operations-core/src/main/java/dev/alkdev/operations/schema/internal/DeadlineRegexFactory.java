@@ -9,8 +9,8 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * JDK regular expressions with a time bound. No regex engine networknt offers bounds running time
- * ({@code ^(a+)+$} on 31 characters runs for many seconds), so each match reads its input through
- * a {@link CharSequence} that checks a deadline every few hundred characters read; backtracking
+ * ({@code ^(a+)+$} on 31 characters runs for many seconds), so each match reads its input through a
+ * {@link CharSequence} that checks a deadline every few hundred characters read; backtracking
  * re-reads characters, so a runaway match trips the check quickly.
  */
 final class DeadlineRegexFactory implements RegularExpressionFactory {

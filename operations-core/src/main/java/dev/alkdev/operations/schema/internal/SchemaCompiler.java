@@ -75,8 +75,8 @@ public final class SchemaCompiler {
   }
 
   /**
-   * A fresh registry per document: networknt caches schemas by id, and two documents may reuse
-   * the same {@code $id} for different content.
+   * A fresh registry per document: networknt caches schemas by id, and two documents may reuse the
+   * same {@code $id} for different content.
    */
   private static SchemaRegistry registryFor(SchemaOptions options) {
     SchemaRegistryConfig config =
@@ -94,8 +94,7 @@ public final class SchemaCompiler {
               loader -> {
                 mappings.forEach(
                     (from, to) -> loader.schemaIdResolvers(ids -> ids.mapPrefix(from, to)));
-                boolean remote =
-                    mappings.values().stream().anyMatch(to -> !to.startsWith("file:"));
+                boolean remote = mappings.values().stream().anyMatch(to -> !to.startsWith("file:"));
                 // Nothing is fetched unless it was mapped to a location the caller chose.
                 loader.fetchRemoteResources(remote);
                 loader.allow(
