@@ -12,4 +12,5 @@ module dev.alkdev.operations.core {
 
   exports dev.alkdev.operations;
   exports dev.alkdev.operations.schema;
+  exports dev.alkdev.operations.envelope;
 }
