@@ -13,4 +13,8 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations;
   exports dev.alkdev.operations.schema;
   exports dev.alkdev.operations.envelope;
+  exports dev.alkdev.operations.annotation;
+  exports dev.alkdev.operations.scan;
+
+  uses dev.alkdev.operations.scan.OperationProvider;
 }

@@ -86,7 +86,8 @@ class EnvelopeJsonTest {
 
   @Test
   void jacksonReportsMalformedEnvelopesWithTheProtocolError() {
-    String text = "{\"requestId\": \"r1\", \"output\": {\"data\": 1, \"meta\": {\"source\": \"x\"}}}";
+    String text =
+        "{\"requestId\": \"r1\", \"output\": {\"data\": 1, \"meta\": {\"source\": \"x\"}}}";
 
     assertThatThrownBy(() -> Json.mapper().readValue(text, Responded.class))
         .isInstanceOf(JacksonException.class)
@@ -102,7 +103,8 @@ class EnvelopeJsonTest {
     HttpResponseMeta meta = HttpResponseMeta.of(204, Map.of("X-A", "1"), "");
 
     assertThat(json(Json.mapper().writeValueAsString(block)))
-        .isEqualTo(json("{\"type\": \"text\", \"text\": \"hi\", \"annotations\": {\"priority\": 0.5}}"));
+        .isEqualTo(
+            json("{\"type\": \"text\", \"text\": \"hi\", \"annotations\": {\"priority\": 0.5}}"));
     assertThat(json(Json.mapper().writeValueAsString(meta)))
         .isEqualTo(
             json(
@@ -124,8 +126,10 @@ class EnvelopeJsonTest {
                   .startsWith("Invalid response envelope: ")
                   .contains(pointer.isEmpty() ? "the envelope" : pointer)
                   .contains(message);
-              assertThat(error.details()).hasValueSatisfying(
-                  details -> assertThat(details.get("pointer").stringValue()).isEqualTo(pointer));
+              assertThat(error.details())
+                  .hasValueSatisfying(
+                      details ->
+                          assertThat(details.get("pointer").stringValue()).isEqualTo(pointer));
             });
   }
 
@@ -161,7 +165,8 @@ class EnvelopeJsonTest {
 
   @Test
   void joinedHeadersFromTheSeedsStayJoined() {
-    // A TypeScript peer sends only the joined form; it cannot be split again, so it stays one value.
+    // A TypeScript peer sends only the joined form; it cannot be split again, so it stays one
+    // value.
     JsonNode original =
         json(
             "{\"data\": 1, \"meta\": {\"source\": \"http\", \"statusCode\": 200, \"headers\":"

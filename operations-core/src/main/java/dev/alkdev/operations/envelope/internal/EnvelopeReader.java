@@ -36,7 +36,8 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class EnvelopeReader {
   private static final Set<String> TEXT_FIELDS = Set.of("type", "text", "annotations");
-  private static final Set<String> BINARY_FIELDS = Set.of("type", "data", "mimeType", "annotations");
+  private static final Set<String> BINARY_FIELDS =
+      Set.of("type", "data", "mimeType", "annotations");
   private static final Set<String> RESOURCE_FIELDS = Set.of("type", "resource", "annotations");
   private static final Set<String> LINK_FIELDS =
       Set.of("type", "uri", "name", "description", "mimeType");
@@ -247,7 +248,9 @@ public final class EnvelopeReader {
         roles.add(
             McpRole.fromWireName(role)
                 .orElseThrow(
-                    () -> invalid(itemPath, "must be \"user\" or \"assistant\", was " + quote(role))));
+                    () ->
+                        invalid(
+                            itemPath, "must be \"user\" or \"assistant\", was " + quote(role))));
       }
       audience = Optional.of(roles);
     }

@@ -26,7 +26,8 @@ public final class WireJson {
 
   /**
    * Writes a number the way JavaScript's {@code JSON.stringify} does: an integral value without a
-   * fraction ({@code 1}, not {@code 1.0}), so that what a TypeScript peer sent comes back as it was.
+   * fraction ({@code 1}, not {@code 1.0}), so that what a TypeScript peer sent comes back as it
+   * was.
    */
   public static JsonNode number(double value) {
     if (value == Math.rint(value) && Math.abs(value) <= MAX_SAFE_INTEGER) {

@@ -1,0 +1,212 @@
+package dev.alkdev.operations;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Everything a call carries besides its input: its request id, the request that started it, who is
+ * calling, by when it must finish, and the signal that cancels it. Immutable; derive a changed copy
+ * with {@link #toBuilder()}.
+ */
+public final class OperationContext {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final LazyRequestId requestId;
+  private final String parentRequestId;
+  private final Identity identity;
+  private final Deadline deadline;
+  private final Cancellation cancellation;
+  private final Function<OperationContext, OperationEnv> envBinder;
+  private OperationEnv env;
+
+  private OperationContext(Builder b) {
+    this.requestId = b.requestId != null ? b.requestId : new LazyRequestId(null);
+    this.parentRequestId = b.parentRequestId;
+    this.identity = b.identity;
+    this.deadline = b.deadline;
+    this.cancellation = b.cancellation != null ? b.cancellation : Cancellation.create();
+    this.envBinder = b.envBinder;
+  }
+
+  /** A context with a fresh request id, anonymous identity, no deadline, and its own signal. */
+  public static OperationContext create() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A 128-bit random request id, as 32 lowercase hex digits. */
+  public static String newRequestId() {
+    byte[] bytes = new byte[16];
+    RANDOM.nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
+  public String requestId() {
+    return requestId.get();
+  }
+
+  public Optional<String> parentRequestId() {
+    return Optional.ofNullable(parentRequestId);
+  }
+
+  public Identity identity() {
+    return identity;
+  }
+
+  public Optional<Deadline> deadline() {
+    return Optional.ofNullable(deadline);
+  }
+
+  public Cancellation cancellation() {
+    return cancellation;
+  }
+
+  /**
+   * The operations this call may call in turn, each as a nested call ({@link #child()}). A context
+   * a registry hands to a handler is bound to that registry; a context built by hand has an env
+   * whose calls fail with OPERATION_NOT_FOUND.
+   */
+  public OperationEnv env() {
+    OperationEnv current = env;
+    if (current == null) {
+      current = envBinder == null ? UnboundEnv.INSTANCE : envBinder.apply(this);
+      env = current; // a benign race: any two envs built for this context behave the same
+    }
+    return current;
+  }
+
+  /** Whether the call was cancelled or its deadline has passed. */
+  public boolean isDone() {
+    return cancellation.isCancelled() || (deadline != null && deadline.isExpired());
+  }
+
+  /**
+   * The context of a call this call makes: a fresh request id, this request as its parent, the same
+   * identity and deadline, and a child signal (cancelled with this one).
+   */
+  public OperationContext child() {
+    return builder()
+        .parentRequestId(requestId())
+        .identity(identity)
+        .deadline(deadline)
+        .cancellation(cancellation.child())
+        .envBinder(envBinder)
+        .build();
+  }
+
+  public Builder toBuilder() {
+    Builder builder = builder();
+    builder.requestId = requestId; // shared, so a copy drawn later still has the same id
+    return builder
+        .parentRequestId(parentRequestId)
+        .identity(identity)
+        .deadline(deadline)
+        .cancellation(cancellation)
+        .envBinder(envBinder);
+  }
+
+  @Override
+  public String toString() {
+    return "OperationContext[requestId="
+        + requestId()
+        + (parentRequestId == null ? "" : ", parent=" + parentRequestId)
+        + ", identity="
+        + identity.subject()
+        + (deadline == null ? "" : ", " + deadline)
+        + (cancellation.isCancelled() ? ", cancelled" : "")
+        + "]";
+  }
+
+  /** Builds an {@link OperationContext}. */
+  public static final class Builder {
+    private LazyRequestId requestId;
+    private String parentRequestId;
+    private Identity identity = Identity.anonymous();
+    private Deadline deadline;
+    private Cancellation cancellation;
+    private Function<OperationContext, OperationEnv> envBinder;
+
+    private Builder() {}
+
+    public Builder requestId(String requestId) {
+      Objects.requireNonNull(requestId, "requestId");
+      if (requestId.isBlank() || requestId.length() > 128) {
+        throw new IllegalArgumentException("requestId must be 1 to 128 characters");
+      }
+      this.requestId = new LazyRequestId(requestId);
+      return this;
+    }
+
+    /** The request that made this call; {@code null} for none (builders accept absence). */
+    public Builder parentRequestId(String parentRequestId) {
+      this.parentRequestId = parentRequestId;
+      return this;
+    }
+
+    public Builder identity(Identity identity) {
+      this.identity = Objects.requireNonNull(identity, "identity");
+      return this;
+    }
+
+    /** By when the call must finish; {@code null} for no deadline. */
+    public Builder deadline(Deadline deadline) {
+      this.deadline = deadline;
+      return this;
+    }
+
+    public Builder timeout(java.time.Duration timeout) {
+      return deadline(Deadline.after(timeout));
+    }
+
+    public Builder cancellation(Cancellation cancellation) {
+      this.cancellation = Objects.requireNonNull(cancellation, "cancellation");
+      return this;
+    }
+
+    /**
+     * How the context finds its {@link OperationContext#env()}: registries and transports set it so
+     * that handlers can make nested calls; {@code null} for none.
+     */
+    public Builder envBinder(Function<OperationContext, OperationEnv> envBinder) {
+      this.envBinder = envBinder;
+      return this;
+    }
+
+    public OperationContext build() {
+      return new OperationContext(this);
+    }
+  }
+
+  /**
+   * A request id drawn from {@link SecureRandom} on first use: most in-process calls never read
+   * theirs, and a draw costs more than the rest of a call. Contexts derived from one another share
+   * it.
+   */
+  private static final class LazyRequestId {
+    private volatile String value;
+
+    LazyRequestId(String value) {
+      this.value = value;
+    }
+
+    String get() {
+      String id = value;
+      if (id == null) {
+        synchronized (this) {
+          id = value;
+          if (id == null) {
+            id = newRequestId();
+            value = id;
+          }
+        }
+      }
+      return id;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package dev.alkdev.operations;
+
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.DefaultOperationRegistry;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Flow;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Holds operation specs and their handlers, and runs them: {@link #execute} for queries and
+ * mutations, {@link #subscribe} for subscriptions. Every result comes back as a {@link
+ * ResponseEnvelope}; a raw handler value is wrapped in a local envelope, and the envelope's data is
+ * cast to the spec's output schema and checked against it (a mismatch is logged, never thrown).
+ *
+ * <p>{@code execute} and {@code subscribe} are trusted, in-process entry points: they validate
+ * input but do not check access control (the call protocol's {@code CallHandler} does, with the
+ * identity its transport authenticated). Use {@link AccessControl#check} to check by hand.
+ *
+ * <p>Thread-safe. Close the registry to stop the threads it created for blocking handlers.
+ */
+public interface OperationRegistry extends AutoCloseable {
+
+  /** A registry with default settings (see {@link Builder}). */
+  static OperationRegistry create() {
+    return builder().build();
+  }
+
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Registers a spec with a blocking handler. */
+  default void register(OperationSpec spec, OperationHandler handler) {
+    register(spec, Handler.blocking(handler));
+  }
+
+  /**
+   * Registers a spec with its handler.
+   *
+   * @throws IllegalArgumentException if the id is taken or the handler cannot serve the spec's type
+   */
+  void register(OperationSpec spec, Handler handler);
+
+  /** Registers a spec whose handler comes later through {@link #registerHandler}. */
+  void registerSpec(OperationSpec spec);
+
+  /** Registers the blocking handler of a spec registered before or after. */
+  default void registerHandler(String operationId, OperationHandler handler) {
+    registerHandler(operationId, Handler.blocking(handler));
+  }
+
+  /** Registers the handler of a spec registered before or after. */
+  void registerHandler(String operationId, Handler handler);
+
+  /** Removes an operation's spec and handler; returns whether there was one. */
+  boolean unregister(String operationId);
+
+  Optional<OperationSpec> getSpec(String operationId);
+
+  Optional<Handler> getHandler(String operationId);
+
+  /** Every spec, sorted by id. */
+  List<OperationSpec> list();
+
+  /** The specs of one namespace, sorted by id. */
+  List<OperationSpec> list(String namespace);
+
+  /** The specs {@code identity} may call (it holds every required scope), sorted by id. */
+  List<OperationSpec> listCallableBy(Identity identity);
+
+  /**
+   * Runs a QUERY or MUTATION. The future fails with a {@link CallError}: OPERATION_NOT_FOUND,
+   * INVALID_INPUT (every schema error listed), EXECUTION_ERROR (the handler failed; its exception
+   * is the cause, never sent anywhere), DEADLINE_EXCEEDED or CANCELLED (the handler's context is
+   * cancelled and a blocking handler's thread interrupted), RESOURCE_EXHAUSTED.
+   *
+   * @param input a {@link JsonNode}, or anything Jackson converts to one (a record, a map)
+   */
+  CompletableFuture<ResponseEnvelope<JsonNode>> execute(
+      String operationId, Object input, OperationContext context);
+
+  /** {@link #execute(String, Object, OperationContext)} with a fresh context. */
+  default CompletableFuture<ResponseEnvelope<JsonNode>> execute(String operationId, Object input) {
+    return execute(operationId, input, OperationContext.create());
+  }
+
+  /**
+   * Subscribes to a SUBSCRIPTION: one envelope per item (a fresh local envelope per raw item;
+   * envelopes pass through). The publisher fails its subscriber with a {@link CallError} for the
+   * same reasons as {@link #execute}; cancelling the subscription releases the handler.
+   */
+  Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, Object input, OperationContext context);
+
+  /** {@link #subscribe(String, Object, OperationContext)} with a fresh context. */
+  default Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(String operationId, Object input) {
+    return subscribe(operationId, input, OperationContext.create());
+  }
+
+  /** The seeds' {@code buildEnv}: every operation as namespace, then name, then call. */
+  OperationEnv buildEnv(OperationContext context);
+
+  /** Stops the handler threads this registry created; running calls are interrupted. */
+  @Override
+  void close();
+
+  /** Configures an {@link OperationRegistry}. */
+  final class Builder {
+    private ExecutorService executor;
+
+    private Builder() {}
+
+    /**
+     * Where blocking handlers and emitter subscriptions run. By default a virtual thread per call
+     * on JDK 21 and later, else a bounded pool; a registry does not shut down an executor it was
+     * given.
+     */
+    public Builder executor(ExecutorService executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    public OperationRegistry build() {
+      return new DefaultOperationRegistry(executor);
+    }
+  }
+}

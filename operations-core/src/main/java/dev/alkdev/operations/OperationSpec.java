@@ -1,0 +1,226 @@
+package dev.alkdev.operations;
+
+import dev.alkdev.operations.schema.Schema;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * What an operation is: its id ({@code namespace.name}), version, type, description, the schemas of
+ * its input and output, and who may call it. Immutable; build one with {@link #builder}.
+ *
+ * <p>Ids are canonical by construction: a namespace is letters, digits, {@code _} and {@code -}; a
+ * name may also hold single dots between those. The id is the namespace, a dot, and the name, and
+ * it splits back at its first dot, so no two specs can share an id by accident of spelling. Only
+ * ASCII is accepted, so look-alike letters from other scripts cannot forge an id.
+ *
+ * @param namespace where the operation belongs ({@code "billing"}, an MCP server's name)
+ * @param name the operation's name within its namespace
+ * @param version the spec's version, free text ({@code "1.0.0"} by default)
+ * @param type query, mutation or subscription
+ * @param description what it does, for people and for agents choosing a tool
+ * @param inputSchema what the input must match; validated before the handler runs
+ * @param outputSchema what {@code data} should match; output is cast to it, and a mismatch is
+ *     logged, never thrown
+ * @param accessControl the scopes a caller needs
+ */
+public record OperationSpec(
+    String namespace,
+    String name,
+    String version,
+    OperationType type,
+    String description,
+    Schema inputSchema,
+    Schema outputSchema,
+    AccessControl accessControl) {
+
+  private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+  private static final Pattern NAME =
+      Pattern.compile("(?=.{1,128}$)[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*");
+
+  public OperationSpec {
+    checkNamespace(namespace);
+    checkName(name);
+    Objects.requireNonNull(version, "version");
+    if (version.isBlank()) {
+      throw new IllegalArgumentException("version of " + namespace + "." + name + " is blank");
+    }
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(inputSchema, "inputSchema");
+    Objects.requireNonNull(outputSchema, "outputSchema");
+    Objects.requireNonNull(accessControl, "accessControl");
+  }
+
+  /** The operation id: {@code namespace + "." + name}. */
+  public String id() {
+    return namespace + "." + name;
+  }
+
+  /**
+   * This spec as JSON: {@code id}, {@code namespace}, {@code name}, {@code version}, {@code type},
+   * {@code description}, {@code inputSchema}, {@code outputSchema}, {@code accessControl}.
+   */
+  public tools.jackson.databind.node.ObjectNode toJson() {
+    return dev.alkdev.operations.internal.SpecJson.toJson(this);
+  }
+
+  /**
+   * Reads a spec from its JSON form ({@link #toJson()}; {@code id} is optional, and {@code type},
+   * {@code version}, {@code description}, schemas and access control have defaults). Unknown fields
+   * are ignored.
+   *
+   * @throws IllegalArgumentException naming the field that is missing or wrong
+   */
+  public static OperationSpec fromJson(tools.jackson.databind.JsonNode json) {
+    return dev.alkdev.operations.internal.SpecJson.fromJson(json);
+  }
+
+  /** A builder with type QUERY, version "1.0.0", no description, unknown schemas, open access. */
+  public static Builder builder(String namespace, String name) {
+    return new Builder(namespace, name);
+  }
+
+  /** A builder that starts from this spec. */
+  public Builder toBuilder() {
+    return new Builder(namespace, name)
+        .version(version)
+        .type(type)
+        .description(description)
+        .inputSchema(inputSchema)
+        .outputSchema(outputSchema)
+        .accessControl(accessControl);
+  }
+
+  /**
+   * Splits an operation id into namespace and name, checking both.
+   *
+   * @throws IllegalArgumentException if it is not a valid id
+   */
+  public static String[] splitId(String operationId) {
+    Objects.requireNonNull(operationId, "operationId");
+    int dot = operationId.indexOf('.');
+    if (dot < 0) {
+      throw new IllegalArgumentException(
+          "Operation id '"
+              + printable(operationId)
+              + "' has no namespace: expected namespace.name");
+    }
+    String namespace = operationId.substring(0, dot);
+    String name = operationId.substring(dot + 1);
+    checkNamespace(namespace);
+    checkName(name);
+    return new String[] {namespace, name};
+  }
+
+  /** Whether {@code operationId} is well-formed (namespace, a dot, a name). */
+  public static boolean isValidId(String operationId) {
+    int dot = operationId.indexOf('.');
+    return dot > 0
+        && NAMESPACE.matcher(operationId.substring(0, dot)).matches()
+        && NAME.matcher(operationId.substring(dot + 1)).matches();
+  }
+
+  private static void checkNamespace(String namespace) {
+    Objects.requireNonNull(namespace, "namespace");
+    if (!NAMESPACE.matcher(namespace).matches()) {
+      throw new IllegalArgumentException(
+          "Invalid namespace '"
+              + printable(namespace)
+              + "': use 1 to 64 ASCII letters, digits, '_' or '-' (no dots: the first dot of an"
+              + " id separates namespace and name)");
+    }
+  }
+
+  private static void checkName(String name) {
+    Objects.requireNonNull(name, "name");
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "Invalid operation name '"
+              + printable(name)
+              + "': use 1 to 128 ASCII letters, digits, '_' or '-', optionally in parts joined"
+              + " by single dots");
+    }
+  }
+
+  /** Shows control characters in an error message instead of letting them through. */
+  private static String printable(String text) {
+    StringBuilder out = new StringBuilder();
+    text.codePoints()
+        .limit(140)
+        .forEach(
+            cp -> {
+              if (cp < 0x20 || cp == 0x7f) {
+                out.append(String.format("\\u%04x", cp));
+              } else {
+                out.appendCodePoint(cp);
+              }
+            });
+    return out.toString();
+  }
+
+  /** Builds an {@link OperationSpec}; {@link #build()} checks it. */
+  public static final class Builder {
+    private final String namespace;
+    private final String name;
+    private String version = "1.0.0";
+    private OperationType type = OperationType.QUERY;
+    private String description = "";
+    private Schema inputSchema = Schema.unknown();
+    private Schema outputSchema = Schema.unknown();
+    private AccessControl accessControl = AccessControl.open();
+
+    private Builder(String namespace, String name) {
+      this.namespace = namespace;
+      this.name = name;
+    }
+
+    public Builder version(String version) {
+      this.version = Objects.requireNonNull(version, "version");
+      return this;
+    }
+
+    public Builder type(OperationType type) {
+      this.type = Objects.requireNonNull(type, "type");
+      return this;
+    }
+
+    public Builder description(String description) {
+      this.description = Objects.requireNonNull(description, "description");
+      return this;
+    }
+
+    public Builder inputSchema(Schema schema) {
+      this.inputSchema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /** The input schema as JSON Schema text. */
+    public Builder inputSchema(String jsonSchema) {
+      return inputSchema(Schema.fromJson(jsonSchema));
+    }
+
+    public Builder outputSchema(Schema schema) {
+      this.outputSchema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    /** The output schema as JSON Schema text. */
+    public Builder outputSchema(String jsonSchema) {
+      return outputSchema(Schema.fromJson(jsonSchema));
+    }
+
+    public Builder accessControl(AccessControl accessControl) {
+      this.accessControl = Objects.requireNonNull(accessControl, "accessControl");
+      return this;
+    }
+
+    public Builder requiredScopes(String... scopes) {
+      return accessControl(AccessControl.requireScopes(scopes));
+    }
+
+    public OperationSpec build() {
+      return new OperationSpec(
+          namespace, name, version, type, description, inputSchema, outputSchema, accessControl);
+    }
+  }
+}

@@ -1,0 +1,423 @@
+package dev.alkdev.operations.internal;
+
+import dev.alkdev.operations.AsyncOperationHandler;
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.Cancellation;
+import dev.alkdev.operations.EmitterSubscriptionHandler;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationEnv;
+import dev.alkdev.operations.OperationHandler;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.SubscriptionHandler;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.flow.EmitterPublisher;
+import dev.alkdev.operations.internal.flow.GuardedPublisher;
+import dev.alkdev.operations.internal.flow.Subscriptions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.NullNode;
+
+/** The registry: a concurrent map of entries and the code that runs them. */
+public final class DefaultOperationRegistry implements OperationRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultOperationRegistry.class);
+  private static final Comparator<OperationSpec> BY_ID = Comparator.comparing(OperationSpec::id);
+
+  /** A spec, its handler, or both; one of them may arrive before the other. */
+  private record Entry(OperationSpec spec, Handler handler) {}
+
+  private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final ExecutorService executor;
+  private final boolean ownsExecutor;
+
+  public DefaultOperationRegistry(ExecutorService executor) {
+    this.ownsExecutor = executor == null;
+    this.executor =
+        executor != null ? executor : HandlerExecutors.newHandlerExecutor("operations-handler");
+  }
+
+  // ---------------------------------------------------------------- registration
+
+  @Override
+  public void register(OperationSpec spec, Handler handler) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(handler, "handler");
+    checkServes(spec, handler);
+    entries.compute(
+        spec.id(),
+        (id, old) -> {
+          if (old != null) {
+            throw new IllegalArgumentException(
+                "Operation " + id + " is already registered; unregister it first to replace it");
+          }
+          return new Entry(spec, handler);
+        });
+  }
+
+  @Override
+  public void registerSpec(OperationSpec spec) {
+    Objects.requireNonNull(spec, "spec");
+    entries.compute(
+        spec.id(),
+        (id, old) -> {
+          if (old == null) {
+            return new Entry(spec, null);
+          }
+          if (old.spec() != null) {
+            throw new IllegalArgumentException("A spec for " + id + " is already registered");
+          }
+          checkServes(spec, old.handler());
+          return new Entry(spec, old.handler());
+        });
+  }
+
+  @Override
+  public void registerHandler(String operationId, Handler handler) {
+    Objects.requireNonNull(handler, "handler");
+    OperationSpec.splitId(operationId); // a clear error for a malformed id
+    entries.compute(
+        operationId,
+        (id, old) -> {
+          if (old == null) {
+            return new Entry(null, handler);
+          }
+          if (old.handler() != null) {
+            throw new IllegalArgumentException("A handler for " + id + " is already registered");
+          }
+          checkServes(old.spec(), handler);
+          return new Entry(old.spec(), handler);
+        });
+  }
+
+  private static void checkServes(OperationSpec spec, Handler handler) {
+    if (!handler.kind().serves(spec.type())) {
+      throw new IllegalArgumentException(
+          "A "
+              + handler.kind()
+              + " handler cannot serve "
+              + spec.id()
+              + ", a "
+              + spec.type()
+              + (spec.type() == OperationType.SUBSCRIPTION
+                  ? ": use Handler.publisher or Handler.emitter"
+                  : ": use an OperationHandler or Handler.async"));
+    }
+  }
+
+  @Override
+  public boolean unregister(String operationId) {
+    return entries.remove(operationId) != null;
+  }
+
+  @Override
+  public Optional<OperationSpec> getSpec(String operationId) {
+    Entry entry = entries.get(operationId);
+    return entry == null ? Optional.empty() : Optional.ofNullable(entry.spec());
+  }
+
+  @Override
+  public Optional<Handler> getHandler(String operationId) {
+    Entry entry = entries.get(operationId);
+    return entry == null ? Optional.empty() : Optional.ofNullable(entry.handler());
+  }
+
+  @Override
+  public List<OperationSpec> list() {
+    List<OperationSpec> specs = new ArrayList<>();
+    for (Entry entry : entries.values()) {
+      if (entry.spec() != null) {
+        specs.add(entry.spec());
+      }
+    }
+    specs.sort(BY_ID);
+    return List.copyOf(specs);
+  }
+
+  @Override
+  public List<OperationSpec> list(String namespace) {
+    Objects.requireNonNull(namespace, "namespace");
+    return list().stream().filter(spec -> spec.namespace().equals(namespace)).toList();
+  }
+
+  @Override
+  public List<OperationSpec> listCallableBy(Identity identity) {
+    Objects.requireNonNull(identity, "identity");
+    return list().stream().filter(spec -> spec.accessControl().allows(identity)).toList();
+  }
+
+  // ---------------------------------------------------------------- execute
+
+  @Override
+  public CompletableFuture<ResponseEnvelope<JsonNode>> execute(
+      String operationId, Object input, OperationContext context) {
+    Objects.requireNonNull(operationId, "operationId");
+    Objects.requireNonNull(context, "context");
+    try {
+      Entry entry = lookup(operationId);
+      OperationSpec spec = entry.spec();
+      if (spec.type() == OperationType.SUBSCRIPTION) {
+        throw CallError.of(
+            ErrorCode.EXECUTION_ERROR,
+            operationId + " is a SUBSCRIPTION: call subscribe() instead of execute()");
+      }
+      JsonNode in = validInput(spec, input);
+      failIfDone(context);
+      return run(spec, entry.handler(), in, context);
+    } catch (CallError e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private CompletableFuture<ResponseEnvelope<JsonNode>> run(
+      OperationSpec spec, Handler handler, JsonNode input, OperationContext context) {
+    Cancellation callSignal = context.cancellation().child();
+    OperationContext handlerContext = handlerContext(context, callSignal);
+    CompletableFuture<ResponseEnvelope<JsonNode>> result = new CompletableFuture<>();
+    List<Cancellation.Registration> cleanup = new ArrayList<>(3);
+    ScheduledFuture<?> timer = armDeadline(context, callSignal);
+
+    switch (handler.kind()) {
+      case BLOCKING -> {
+        OperationHandler blocking = (OperationHandler) handler.function();
+        Future<?> task;
+        try {
+          task =
+              executor.submit(
+                  () -> {
+                    try {
+                      Object value = blocking.handle(input, handlerContext);
+                      result.complete(ResultPipeline.process(spec, value));
+                    } catch (Throwable e) {
+                      result.completeExceptionally(failure(spec, e, callSignal));
+                    }
+                  });
+        } catch (RejectedExecutionException e) {
+          callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "not started"));
+          if (timer != null) {
+            timer.cancel(false);
+          }
+          return CompletableFuture.failedFuture(
+              CallError.of(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "No handler thread available for " + spec.id() + "; try again later"));
+        }
+        cleanup.add(callSignal.onCancel(() -> task.cancel(true)));
+      }
+      case ASYNC -> {
+        AsyncOperationHandler async = (AsyncOperationHandler) handler.function();
+        CompletionStage<?> stage;
+        try {
+          stage = Objects.requireNonNull(async.handle(input, handlerContext), "handler's stage");
+        } catch (Throwable e) {
+          stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete(
+            (value, error) -> {
+              if (error != null) {
+                result.completeExceptionally(failure(spec, error, callSignal));
+              } else {
+                try {
+                  result.complete(ResultPipeline.process(spec, value));
+                } catch (RuntimeException e) {
+                  result.completeExceptionally(failure(spec, e, callSignal));
+                }
+              }
+            });
+      }
+      default -> throw new IllegalStateException("not a unary handler: " + handler.kind());
+    }
+    // Cancellation or the deadline fails the call at once, whatever the handler does.
+    cleanup.add(
+        callSignal.onCancel(() -> result.completeExceptionally(callSignal.reason().orElseThrow())));
+    result.whenComplete(
+        (value, error) -> {
+          if (timer != null) {
+            timer.cancel(false);
+          }
+          cleanup.forEach(Cancellation.Registration::remove);
+          // The call is over: calls it started and left running end with it.
+          callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "The parent call has completed"));
+        });
+    return result;
+  }
+
+  // ---------------------------------------------------------------- subscribe
+
+  @Override
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, Object input, OperationContext context) {
+    Objects.requireNonNull(operationId, "operationId");
+    Objects.requireNonNull(context, "context");
+    // Cold: the handler runs once per subscriber, when it subscribes.
+    return subscriber -> {
+      Objects.requireNonNull(subscriber, "subscriber");
+      OperationSpec spec;
+      Handler handler;
+      JsonNode in;
+      try {
+        Entry entry = lookup(operationId);
+        spec = entry.spec();
+        handler = entry.handler();
+        if (spec.type() != OperationType.SUBSCRIPTION) {
+          throw CallError.of(
+              ErrorCode.EXECUTION_ERROR,
+              operationId + " is a " + spec.type() + ": call execute() instead of subscribe()");
+        }
+        in = validInput(spec, input);
+        failIfDone(context);
+      } catch (CallError e) {
+        Subscriptions.reject(subscriber, e);
+        return;
+      }
+      Cancellation callSignal = context.cancellation().child();
+      OperationContext handlerContext = handlerContext(context, callSignal);
+      Runnable end =
+          () -> callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "The stream has ended"));
+      Flow.Publisher<?> source;
+      try {
+        source =
+            handler.kind() == Handler.Kind.EMITTER
+                ? new EmitterPublisher(
+                    (EmitterSubscriptionHandler) handler.function(), in, handlerContext, executor)
+                : Objects.requireNonNull(
+                    ((SubscriptionHandler) handler.function()).subscribe(in, handlerContext),
+                    "handler's publisher");
+      } catch (Throwable e) {
+        end.run();
+        Subscriptions.reject(subscriber, failure(spec, e, callSignal));
+        return;
+      }
+      new GuardedPublisher<Object, ResponseEnvelope<JsonNode>>(
+              source,
+              item -> ResultPipeline.process(spec, item),
+              error -> failure(spec, error, callSignal),
+              handlerContext,
+              end)
+          .subscribe(subscriber);
+    };
+  }
+
+  // ---------------------------------------------------------------- env
+
+  @Override
+  public OperationEnv buildEnv(OperationContext context) {
+    Objects.requireNonNull(context, "context");
+    return new RegistryEnv(this, context);
+  }
+
+  @Override
+  public void close() {
+    if (ownsExecutor) {
+      executor.shutdownNow();
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private Entry lookup(String operationId) {
+    Entry entry = entries.get(operationId);
+    if (entry == null || entry.spec() == null) {
+      throw CallError.of(ErrorCode.OPERATION_NOT_FOUND, "Operation not found: " + operationId);
+    }
+    if (entry.handler() == null) {
+      throw CallError.of(
+          ErrorCode.OPERATION_NOT_FOUND, "No handler registered for operation: " + operationId);
+    }
+    return entry;
+  }
+
+  private static JsonNode validInput(OperationSpec spec, Object input) {
+    JsonNode json;
+    if (input == null) {
+      json = NullNode.getInstance();
+    } else if (input instanceof JsonNode node) {
+      json = node;
+    } else {
+      try {
+        json = Json.mapper().valueToTree(input);
+      } catch (JacksonException | IllegalArgumentException e) {
+        throw CallError.of(
+            ErrorCode.INVALID_INPUT,
+            "Input of " + spec.id() + " cannot be converted to JSON: " + input.getClass(),
+            e);
+      }
+    }
+    spec.inputSchema().validateOrThrow(json, "input of " + spec.id());
+    return json;
+  }
+
+  private static void failIfDone(OperationContext context) {
+    if (context.cancellation().isCancelled()) {
+      throw context.cancellation().reason().orElseThrow();
+    }
+    if (context.deadline().isPresent() && context.deadline().get().isExpired()) {
+      throw CallError.of(
+          ErrorCode.DEADLINE_EXCEEDED, "The deadline passed before the call started");
+    }
+  }
+
+  private OperationContext handlerContext(OperationContext context, Cancellation callSignal) {
+    return context.toBuilder().cancellation(callSignal).envBinder(this::buildEnv).build();
+  }
+
+  private static ScheduledFuture<?> armDeadline(OperationContext context, Cancellation signal) {
+    return context
+        .deadline()
+        .<ScheduledFuture<?>>map(
+            deadline ->
+                Scheduler.schedule(
+                    () ->
+                        signal.cancel(
+                            CallError.of(
+                                ErrorCode.DEADLINE_EXCEEDED, "The call passed its deadline")),
+                    deadline.remaining().toNanos()))
+        .orElse(null);
+  }
+
+  /**
+   * What a caller sees when a handler fails: the cancellation's reason if the call was cancelled,
+   * the handler's own {@link CallError} if it threw one, else EXECUTION_ERROR whose message names
+   * the operation only; the handler's exception stays attached as the cause, here, for logs.
+   */
+  private static CallError failure(OperationSpec spec, Throwable error, Cancellation callSignal) {
+    Throwable cause = unwrap(error);
+    if (callSignal.isCancelled()) {
+      return callSignal.reason().orElseThrow();
+    }
+    if (cause instanceof CallError callError) {
+      return callError;
+    }
+    LOG.warn("Handler of {} failed", spec.id(), cause);
+    return CallError.of(ErrorCode.EXECUTION_ERROR, "Operation " + spec.id() + " failed", cause);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable current = error;
+    while ((current instanceof CompletionException || current instanceof ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+}
