@@ -44,6 +44,16 @@ public final class DefaultOperationRegistry implements OperationRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultOperationRegistry.class);
   private static final Comparator<OperationSpec> BY_ID = Comparator.comparing(OperationSpec::id);
 
+  /**
+   * Why a finished call's signal is cancelled (so that calls it started end with it). Shared:
+   * building an exception per call (its stack trace) would cost more than the rest of the call.
+   */
+  private static final CallError CALL_COMPLETED =
+      CallError.builder(ErrorCode.CANCELLED, "The parent call has completed").build();
+
+  private static final CallError STREAM_ENDED =
+      CallError.builder(ErrorCode.CANCELLED, "The stream has ended").build();
+
   /** A spec, its handler, or both; one of them may arrive before the other. */
   private record Entry(OperationSpec spec, Handler handler) {}
 
@@ -257,7 +267,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
           }
           cleanup.forEach(Cancellation.Registration::remove);
           // The call is over: calls it started and left running end with it.
-          callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "The parent call has completed"));
+          callSignal.cancel(CALL_COMPLETED);
         });
     return result;
   }
@@ -292,8 +302,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       }
       Cancellation callSignal = context.cancellation().child();
       OperationContext handlerContext = handlerContext(context, callSignal);
-      Runnable end =
-          () -> callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "The stream has ended"));
+      Runnable end = () -> callSignal.cancel(STREAM_ENDED);
       Flow.Publisher<?> source;
       try {
         source =
@@ -363,7 +372,10 @@ public final class DefaultOperationRegistry implements OperationRegistry {
             e);
       }
     }
-    spec.inputSchema().validateOrThrow(json, "input of " + spec.id());
+    List<dev.alkdev.operations.schema.SchemaError> errors = spec.inputSchema().validate(json);
+    if (!errors.isEmpty()) {
+      throw CallError.invalid("input of " + spec.id(), errors);
+    }
     return json;
   }
 

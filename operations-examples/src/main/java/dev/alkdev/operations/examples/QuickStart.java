@@ -9,7 +9,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The README's quick start, runnable: {@code mvn -B -q compile exec:java -pl operations-examples
- * -am}. Prints what each step returns.
+ * -am}. Prints what each step returns, then runs {@link RegistryExamples}.
  */
 public final class QuickStart {
   private QuickStart() {}
@@ -17,7 +17,7 @@ public final class QuickStart {
   /** A value type; its schema is derived from the record components. */
   record Greeting(String message, int repeat) {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     JsonMapper json = JsonMapper.builder().build();
 
     // snippet: compile
@@ -67,5 +67,7 @@ public final class QuickStart {
     Schema fromRecord = Schema.fromType(Greeting.class);
     // end-snippet
     System.out.println("schema of record Greeting -> " + fromRecord.json());
+
+    RegistryExamples.main(args);
   }
 }
