@@ -48,6 +48,7 @@ public class ExecuteBenchmark {
   private AsyncOperationHandler async;
   private OperationHandler blocking;
   private OperationContext context;
+  private dev.alkdev.operations.schema.Schema inputSchema;
 
   @Setup
   public void setUp() {
@@ -55,6 +56,7 @@ public class ExecuteBenchmark {
     async = (in, ctx) -> CompletableFuture.completedFuture(compute(in));
     blocking = (in, ctx) -> compute(in);
     context = OperationContext.create();
+    inputSchema = dev.alkdev.operations.schema.Schema.fromJson(INPUT_SCHEMA);
     registry = OperationRegistry.create();
     registry.register(
         OperationSpec.builder("bench", "add").inputSchema(INPUT_SCHEMA).build(),
@@ -87,6 +89,12 @@ public class ExecuteBenchmark {
   @Benchmark
   public Object baselineDirectCall() {
     return async.handle(input, context).toCompletableFuture().join();
+  }
+
+  /** Part of the overhead: validating the input alone. */
+  @Benchmark
+  public Object validateInputOnly() {
+    return inputSchema.validate(input);
   }
 
   /** The headline: validate input, run the non-blocking handler, wrap in a local envelope. */
