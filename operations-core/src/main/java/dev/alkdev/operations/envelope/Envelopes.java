@@ -41,8 +41,8 @@ public final class Envelopes {
   /**
    * The envelope of an HTTP response whose headers each have one value (the seeds' form).
    *
-   * @param headers header name (any case; lower-cased) to value; values of a repeated header
-   *     joined with {@code ", "}
+   * @param headers header name (any case; lower-cased) to value; values of a repeated header joined
+   *     with {@code ", "}
    * @param contentType the response's {@code Content-Type}, {@code ""} when it had none
    */
   public static <T> ResponseEnvelope<T> httpEnvelope(
@@ -155,12 +155,12 @@ public final class Envelopes {
 
   /**
    * Reads an envelope from the seeds' JSON. What {@link #toJson} writes reads back equal, and its
-   * JSON writes back unchanged. Fields the envelope and its metas do not define are ignored;
-   * fields of content blocks, resources and annotations are kept; an optional field set to null
-   * counts as absent; header names are lower-cased. The envelope shares nodes with {@code json}.
+   * JSON writes back unchanged. Fields the envelope and its metas do not define are ignored; fields
+   * of content blocks, resources and annotations are kept; an optional field set to null counts as
+   * absent; header names are lower-cased. The envelope shares nodes with {@code json}.
    *
-   * @throws dev.alkdev.operations.CallError with code {@code PROTOCOL_ERROR} if {@code json} is
-   *     not an envelope; the message and {@code details().pointer} name the wrong field
+   * @throws dev.alkdev.operations.CallError with code {@code PROTOCOL_ERROR} if {@code json} is not
+   *     an envelope; the message and {@code details().pointer} name the wrong field
    */
   public static ResponseEnvelope<JsonNode> fromJson(JsonNode json) {
     return EnvelopeReader.read(json);

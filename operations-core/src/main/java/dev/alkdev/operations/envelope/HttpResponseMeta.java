@@ -23,8 +23,8 @@ import tools.jackson.databind.node.ObjectNode;
  * when some header arrived more than once, listing just those headers; peers that do not know it
  * ignore it and read {@code headers} as before.
  *
- * <p>Build it with {@link #of} (one value per header) or {@link #ofHeaderValues} (every value);
- * the canonical constructor checks that the two maps agree.
+ * <p>Build it with {@link #of} (one value per header) or {@link #ofHeaderValues} (every value); the
+ * canonical constructor checks that the two maps agree.
  *
  * @param statusCode the HTTP status code, three digits (100 to 999)
  * @param headers every header, lower-case name to its values joined with {@code ", "}
@@ -84,8 +84,8 @@ public record HttpResponseMeta(
   }
 
   /**
-   * A meta that keeps every value of every header ({@code java.net.http.HttpHeaders.map()} has
-   * this shape). Names that differ only in case are merged, their values in map order.
+   * A meta that keeps every value of every header ({@code java.net.http.HttpHeaders.map()} has this
+   * shape). Names that differ only in case are merged, their values in map order.
    */
   public static HttpResponseMeta ofHeaderValues(
       int statusCode, Map<String, ? extends List<String>> headerValues, String contentType) {

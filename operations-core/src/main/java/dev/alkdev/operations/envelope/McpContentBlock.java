@@ -10,8 +10,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One block of an MCP tool result's {@code content}: our own types, not the MCP SDK's, so that
- * core does not depend on it (the MCP adapter maps SDK blocks to these).
+ * One block of an MCP tool result's {@code content}: our own types, not the MCP SDK's, so that core
+ * does not depend on it (the MCP adapter maps SDK blocks to these).
  *
  * <p>The five types the seeds define are records here. MCP keeps adding block types, so the set
  * stays open: a block of any other type is an {@link Unknown} that holds its JSON unchanged (the
@@ -68,7 +68,8 @@ public sealed interface McpContentBlock {
    * @param annotations hints for the client
    * @param unknownFields other fields, kept as received
    */
-  record Text(String text, Optional<McpAnnotations> annotations, Map<String, JsonNode> unknownFields)
+  record Text(
+      String text, Optional<McpAnnotations> annotations, Map<String, JsonNode> unknownFields)
       implements McpContentBlock {
     private static final Set<String> KNOWN = Set.of("type", "text", "annotations");
 

@@ -63,8 +63,8 @@ public record ResponseEnvelope<T>(T data, ResponseMeta meta) {
    * the data itself when it already is one. Properties the type does not declare are ignored.
    *
    * @throws IllegalArgumentException if the data cannot be converted to {@code type}, or is JSON
-   *     {@code null} and {@code type} is not a JSON type (ask for an {@code Optional} through {@link
-   *     #dataAs(TypeReference)} when the data may be null)
+   *     {@code null} and {@code type} is not a JSON type (ask for an {@code Optional} through
+   *     {@link #dataAs(TypeReference)} when the data may be null)
    */
   public <R> R dataAs(Class<R> type) {
     Objects.requireNonNull(type, "type");
@@ -134,7 +134,9 @@ public record ResponseEnvelope<T>(T data, ResponseMeta meta) {
 
   private IllegalArgumentException conversionFailed(String typeName, Exception cause) {
     String message =
-        cause instanceof JacksonException jackson ? jackson.getOriginalMessage() : cause.getMessage();
+        cause instanceof JacksonException jackson
+            ? jackson.getOriginalMessage()
+            : cause.getMessage();
     return new IllegalArgumentException(
         "Cannot convert the data of this "
             + meta.source().wireName()

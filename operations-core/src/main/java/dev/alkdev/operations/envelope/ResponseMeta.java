@@ -16,8 +16,8 @@ public sealed interface ResponseMeta permits LocalResponseMeta, HttpResponseMeta
   ResponseSource source();
 
   /**
-   * This meta as the seeds' JSON, {@code source} first. Also what Jackson writes for it. Shares
-   * the JSON values it holds ({@code structuredContent}, say) with the returned tree.
+   * This meta as the seeds' JSON, {@code source} first. Also what Jackson writes for it. Shares the
+   * JSON values it holds ({@code structuredContent}, say) with the returned tree.
    */
   ObjectNode toJson();
 }

@@ -22,7 +22,9 @@ public enum ResponseSource {
     this.wireName = wireName;
   }
 
-  /** The value of {@code meta.source} on the wire: {@code "local"}, {@code "http"}, {@code "mcp"}. */
+  /**
+   * The value of {@code meta.source} on the wire: {@code "local"}, {@code "http"}, {@code "mcp"}.
+   */
   @JsonValue
   public String wireName() {
     return wireName;

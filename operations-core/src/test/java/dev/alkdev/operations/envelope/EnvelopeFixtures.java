@@ -113,9 +113,9 @@ final class EnvelopeFixtures {
   }
 
   /**
-   * Broken envelopes: the JSON, the JSON Pointer {@code fromJson} names, a fragment of its
-   * message, and whether the JSON Schema can see the fault too (it cannot check that {@code
-   * headerValues} agrees with {@code headers}).
+   * Broken envelopes: the JSON, the JSON Pointer {@code fromJson} names, a fragment of its message,
+   * and whether the JSON Schema can see the fault too (it cannot check that {@code headerValues}
+   * agrees with {@code headers}).
    */
   static Stream<Arguments> broken() {
     return Stream.of(
@@ -230,11 +230,7 @@ final class EnvelopeFixtures {
             "at least one value",
             true),
         broken(
-            "mcp isError a string",
-            mcp("\"false\"", "[]"),
-            "/meta/isError",
-            "true or false",
-            true),
+            "mcp isError a string", mcp("\"false\"", "[]"), "/meta/isError", "true or false", true),
         broken(
             "mcp without isError",
             "{\"data\": 1, \"meta\": {\"source\": \"mcp\", \"content\": []}}",
@@ -242,11 +238,7 @@ final class EnvelopeFixtures {
             "is missing",
             true),
         broken(
-            "mcp content an object",
-            mcp("false", "{}"),
-            "/meta/content",
-            "must be an array",
-            true),
+            "mcp content an object", mcp("false", "{}"), "/meta/content", "must be an array", true),
         broken(
             "mcp block a string",
             mcp("false", "[\"hello\"]"),

@@ -33,6 +33,7 @@ class EnvelopeJsonTest {
     ResponseEnvelope<JsonNode> envelope = Envelopes.fromJson(original);
 
     assertThat(wire(Envelopes.toJson(envelope))).isEqualTo(original);
+    assertThat(Envelopes.toJson(envelope)).isEqualTo(original); // the tree too, not only its text
   }
 
   @ParameterizedTest(name = "{0}")
@@ -86,7 +87,8 @@ class EnvelopeJsonTest {
 
   @Test
   void jacksonReportsMalformedEnvelopesWithTheProtocolError() {
-    String text = "{\"requestId\": \"r1\", \"output\": {\"data\": 1, \"meta\": {\"source\": \"x\"}}}";
+    String text =
+        "{\"requestId\": \"r1\", \"output\": {\"data\": 1, \"meta\": {\"source\": \"x\"}}}";
 
     assertThatThrownBy(() -> Json.mapper().readValue(text, Responded.class))
         .isInstanceOf(JacksonException.class)
@@ -102,7 +104,8 @@ class EnvelopeJsonTest {
     HttpResponseMeta meta = HttpResponseMeta.of(204, Map.of("X-A", "1"), "");
 
     assertThat(json(Json.mapper().writeValueAsString(block)))
-        .isEqualTo(json("{\"type\": \"text\", \"text\": \"hi\", \"annotations\": {\"priority\": 0.5}}"));
+        .isEqualTo(
+            json("{\"type\": \"text\", \"text\": \"hi\", \"annotations\": {\"priority\": 0.5}}"));
     assertThat(json(Json.mapper().writeValueAsString(meta)))
         .isEqualTo(
             json(
@@ -124,8 +127,10 @@ class EnvelopeJsonTest {
                   .startsWith("Invalid response envelope: ")
                   .contains(pointer.isEmpty() ? "the envelope" : pointer)
                   .contains(message);
-              assertThat(error.details()).hasValueSatisfying(
-                  details -> assertThat(details.get("pointer").stringValue()).isEqualTo(pointer));
+              assertThat(error.details())
+                  .hasValueSatisfying(
+                      details ->
+                          assertThat(details.get("pointer").stringValue()).isEqualTo(pointer));
             });
   }
 
@@ -161,7 +166,8 @@ class EnvelopeJsonTest {
 
   @Test
   void joinedHeadersFromTheSeedsStayJoined() {
-    // A TypeScript peer sends only the joined form; it cannot be split again, so it stays one value.
+    // A TypeScript peer sends only the joined form; it cannot be split again, so it stays one
+    // value.
     JsonNode original =
         json(
             "{\"data\": 1, \"meta\": {\"source\": \"http\", \"statusCode\": 200, \"headers\":"

@@ -14,7 +14,8 @@ import tools.jackson.databind.node.ObjectNode;
  * envelopes are merely built.
  */
 public final class EnvelopeSchemas {
-  private static final String RESOURCE = "/dev/alkdev/operations/envelope/response-envelope.schema.json";
+  private static final String RESOURCE =
+      "/dev/alkdev/operations/envelope/response-envelope.schema.json";
 
   private static final ObjectNode DOCUMENT = load();
 

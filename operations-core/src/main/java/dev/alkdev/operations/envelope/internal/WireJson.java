@@ -26,13 +26,24 @@ public final class WireJson {
 
   /**
    * Writes a number the way JavaScript's {@code JSON.stringify} does: an integral value without a
-   * fraction ({@code 1}, not {@code 1.0}), so that what a TypeScript peer sent comes back as it was.
+   * fraction ({@code 1}, not {@code 1.0}), so that what a TypeScript peer sent comes back as it
+   * was.
    */
   public static JsonNode number(double value) {
     if (value == Math.rint(value) && Math.abs(value) <= MAX_SAFE_INTEGER) {
-      return Json.nodes().numberNode((long) value);
+      return integer((long) value);
     }
     return Json.nodes().numberNode(value);
+  }
+
+  /**
+   * An integer node of the type Jackson's parser gives the same digits (int when it fits, else
+   * long), so a tree written here equals the tree read back from its text.
+   */
+  public static JsonNode integer(long value) {
+    return value == (int) value
+        ? Json.nodes().numberNode((int) value)
+        : Json.nodes().numberNode(value);
   }
 
   /**
