@@ -37,7 +37,7 @@ public record LocalResponseMeta(String operationId, long timestamp) implements R
     ObjectNode json = WireJson.object();
     json.put("source", source().wireName());
     json.put("operationId", operationId);
-    json.put("timestamp", timestamp);
+    json.set("timestamp", WireJson.integer(timestamp));
     return json;
   }
 }

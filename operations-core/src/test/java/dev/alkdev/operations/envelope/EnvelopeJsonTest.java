@@ -33,6 +33,7 @@ class EnvelopeJsonTest {
     ResponseEnvelope<JsonNode> envelope = Envelopes.fromJson(original);
 
     assertThat(wire(Envelopes.toJson(envelope))).isEqualTo(original);
+    assertThat(Envelopes.toJson(envelope)).isEqualTo(original); // the tree too, not only its text
   }
 
   @ParameterizedTest(name = "{0}")

@@ -118,10 +118,9 @@ public final class EnvelopeReader {
     ObjectNode headers = object(meta.get("headers"), headersPath);
     Map<String, List<String>> values = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> header : headers.properties()) {
-      String at = pointer(headersPath, header.getKey());
       values
           .computeIfAbsent(lowerCase(header.getKey()), name -> new ArrayList<>())
-          .add(stringValue(header.getValue(), at));
+          .add(stringValue(header.getValue(), headersPath, header.getKey()));
     }
     Map<String, String> joined = new LinkedHashMap<>();
     values.forEach(
@@ -313,16 +312,17 @@ public final class EnvelopeReader {
   }
 
   private static String string(ObjectNode parent, String field, String path) {
-    return stringValue(required(parent, field, path), pointer(path, field));
+    return stringValue(required(parent, field, path), path, field);
   }
 
   private static Optional<String> optionalString(ObjectNode parent, String field, String path) {
-    return optional(parent, field).map(value -> stringValue(value, pointer(path, field)));
+    return optional(parent, field).map(value -> stringValue(value, path, field));
   }
 
-  private static String stringValue(JsonNode node, String path) {
+  /** The string at {@code field} of {@code path}; the pointer is only built for the error. */
+  private static String stringValue(JsonNode node, String path, String field) {
     if (!node.isString()) {
-      throw invalid(path, "must be a string, was " + describe(node));
+      throw invalid(pointer(path, field), "must be a string, was " + describe(node));
     }
     return node.stringValue();
   }
@@ -334,7 +334,7 @@ public final class EnvelopeReader {
     List<String> list = new ArrayList<>(node.size());
     int index = 0;
     for (JsonNode item : node.values()) {
-      list.add(stringValue(item, path + "/" + index++));
+      list.add(stringValue(item, path, Integer.toString(index++)));
     }
     return list;
   }

@@ -31,9 +31,19 @@ public final class WireJson {
    */
   public static JsonNode number(double value) {
     if (value == Math.rint(value) && Math.abs(value) <= MAX_SAFE_INTEGER) {
-      return Json.nodes().numberNode((long) value);
+      return integer((long) value);
     }
     return Json.nodes().numberNode(value);
+  }
+
+  /**
+   * An integer node of the type Jackson's parser gives the same digits (int when it fits, else
+   * long), so a tree written here equals the tree read back from its text.
+   */
+  public static JsonNode integer(long value) {
+    return value == (int) value
+        ? Json.nodes().numberNode((int) value)
+        : Json.nodes().numberNode(value);
   }
 
   /**
