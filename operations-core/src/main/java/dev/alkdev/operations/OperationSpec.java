@@ -11,33 +11,36 @@ import java.util.regex.Pattern;
  * <p>Ids are canonical by construction: a namespace is letters, digits, {@code _} and {@code -}; a
  * name may also hold single dots between those. The id is the namespace, a dot, and the name, and
  * it splits back at its first dot, so no two specs can share an id by accident of spelling. Only
- * ASCII is accepted, so look-alike letters from other scripts cannot forge an id.
+ * ASCII is accepted, so look-alike letters from other scripts cannot forge an id. The id is built
+ * once, here, and used as it is for every lookup and access check.
  *
- * @param namespace where the operation belongs ({@code "billing"}, an MCP server's name)
- * @param name the operation's name within its namespace
- * @param version the spec's version, free text ({@code "1.0.0"} by default)
- * @param type query, mutation or subscription
- * @param description what it does, for people and for agents choosing a tool
- * @param inputSchema what the input must match; validated before the handler runs
- * @param outputSchema what {@code data} should match; output is cast to it, and a mismatch is
- *     logged, never thrown
- * @param accessControl the scopes a caller needs
+ * <p>A value class: equal when every field is equal.
  */
-public record OperationSpec(
-    String namespace,
-    String name,
-    String version,
-    OperationType type,
-    String description,
-    Schema inputSchema,
-    Schema outputSchema,
-    AccessControl accessControl) {
+public final class OperationSpec {
 
   private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final Pattern NAME =
       Pattern.compile("(?=.{1,128}$)[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*");
 
-  public OperationSpec {
+  private final String namespace;
+  private final String name;
+  private final String id;
+  private final String version;
+  private final OperationType type;
+  private final String description;
+  private final Schema inputSchema;
+  private final Schema outputSchema;
+  private final AccessControl accessControl;
+
+  private OperationSpec(
+      String namespace,
+      String name,
+      String version,
+      OperationType type,
+      String description,
+      Schema inputSchema,
+      Schema outputSchema,
+      AccessControl accessControl) {
     checkNamespace(namespace);
     checkName(name);
     Objects.requireNonNull(version, "version");
@@ -49,11 +52,82 @@ public record OperationSpec(
     Objects.requireNonNull(inputSchema, "inputSchema");
     Objects.requireNonNull(outputSchema, "outputSchema");
     Objects.requireNonNull(accessControl, "accessControl");
+    this.namespace = namespace;
+    this.name = name;
+    this.id = namespace + "." + name;
+    this.version = version;
+    this.type = type;
+    this.description = description;
+    this.inputSchema = inputSchema;
+    this.outputSchema = outputSchema;
+    this.accessControl = accessControl;
   }
 
   /** The operation id: {@code namespace + "." + name}. */
   public String id() {
-    return namespace + "." + name;
+    return id;
+  }
+
+  /** Where the operation belongs ({@code "billing"}, an MCP server's name). */
+  public String namespace() {
+    return namespace;
+  }
+
+  /** The operation's name within its namespace. */
+  public String name() {
+    return name;
+  }
+
+  /** The spec's version, free text ({@code "1.0.0"} by default). */
+  public String version() {
+    return version;
+  }
+
+  /** Query, mutation or subscription. */
+  public OperationType type() {
+    return type;
+  }
+
+  /** What it does, for people and for agents choosing a tool. */
+  public String description() {
+    return description;
+  }
+
+  /** What the input must match; validated before the handler runs. */
+  public Schema inputSchema() {
+    return inputSchema;
+  }
+
+  /** What {@code data} should match; output is cast to it, and a mismatch is logged. */
+  public Schema outputSchema() {
+    return outputSchema;
+  }
+
+  /** The scopes a caller needs. */
+  public AccessControl accessControl() {
+    return accessControl;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof OperationSpec other
+        && id.equals(other.id)
+        && version.equals(other.version)
+        && type == other.type
+        && description.equals(other.description)
+        && inputSchema.equals(other.inputSchema)
+        && outputSchema.equals(other.outputSchema)
+        && accessControl.equals(other.accessControl);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, version, type, description, inputSchema, outputSchema, accessControl);
+  }
+
+  @Override
+  public String toString() {
+    return "OperationSpec[" + id + " " + type + " v" + version + "]";
   }
 
   /**

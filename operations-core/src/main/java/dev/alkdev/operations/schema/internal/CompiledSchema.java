@@ -20,6 +20,7 @@ final class CompiledSchema implements Schema {
   private final ExecutionConfig collectAll;
   private final ExecutionConfig failFast;
   private final Caster caster;
+  private final boolean formatAssertions;
 
   CompiledSchema(
       JsonNode document,
@@ -29,6 +30,7 @@ final class CompiledSchema implements Schema {
     this.document = document;
     this.validator = validator;
     this.limits = limits;
+    this.formatAssertions = formatAssertions;
     this.collectAll = executionConfig(limits, formatAssertions, false);
     this.failFast = executionConfig(limits, formatAssertions, true);
     this.caster = Caster.compile(document, limits);
@@ -149,6 +151,20 @@ final class CompiledSchema implements Schema {
     String text = path.toString();
     // networknt writes the root as "" (JSON Pointer) or "$"; normalise to RFC 6901.
     return "$".equals(text) ? "" : text;
+  }
+
+  /** Equal when compiled from equal documents with the same limits and format assertion. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CompiledSchema other
+        && formatAssertions == other.formatAssertions
+        && limits.equals(other.limits)
+        && document.equals(other.document);
+  }
+
+  @Override
+  public int hashCode() {
+    return document.hashCode() * 31 + limits.hashCode();
   }
 
   @Override
