@@ -15,6 +15,8 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.envelope;
   exports dev.alkdev.operations.annotation;
   exports dev.alkdev.operations.scan;
+  exports dev.alkdev.operations.protocol;
+  exports dev.alkdev.operations.pubsub;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

@@ -84,10 +84,4 @@ public final class Cancellation {
     action.run();
     return () -> {};
   }
-
-  /** Undoes an {@link #onCancel} registration. */
-  @FunctionalInterface
-  public interface Registration {
-    void remove();
-  }
 }

@@ -101,6 +101,20 @@ public interface OperationRegistry extends AutoCloseable {
     return subscribe(operationId, input, OperationContext.create());
   }
 
+  /**
+   * Tells {@code listener} whenever an operation becomes callable (its spec and handler are both
+   * registered) or stops being callable (unregistered). Listeners run on the registering thread,
+   * after the change; one that throws is logged and does not stop the others.
+   */
+  Registration addListener(Listener listener);
+
+  /** Hears about operations that become callable or go away; see {@link #addListener}. */
+  interface Listener {
+    void added(OperationSpec spec);
+
+    void removed(OperationSpec spec);
+  }
+
   /** The seeds' {@code buildEnv}: every operation as namespace, then name, then call. */
   OperationEnv buildEnv(OperationContext context);
 

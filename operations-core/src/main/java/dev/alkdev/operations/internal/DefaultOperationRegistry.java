@@ -13,6 +13,7 @@ import dev.alkdev.operations.OperationHandler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.SubscriptionHandler;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.flow.EmitterPublisher;
@@ -58,6 +59,8 @@ public final class DefaultOperationRegistry implements OperationRegistry {
   private record Entry(OperationSpec spec, Handler handler) {}
 
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final java.util.concurrent.CopyOnWriteArrayList<Listener> listeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final ExecutorService executor;
   private final boolean ownsExecutor;
 
@@ -83,41 +86,51 @@ public final class DefaultOperationRegistry implements OperationRegistry {
           }
           return new Entry(spec, handler);
         });
+    notifyAdded(spec);
   }
 
   @Override
   public void registerSpec(OperationSpec spec) {
     Objects.requireNonNull(spec, "spec");
-    entries.compute(
-        spec.id(),
-        (id, old) -> {
-          if (old == null) {
-            return new Entry(spec, null);
-          }
-          if (old.spec() != null) {
-            throw new IllegalArgumentException("A spec for " + id + " is already registered");
-          }
-          checkServes(spec, old.handler());
-          return new Entry(spec, old.handler());
-        });
+    Entry now =
+        entries.compute(
+            spec.id(),
+            (id, old) -> {
+              if (old == null) {
+                return new Entry(spec, null);
+              }
+              if (old.spec() != null) {
+                throw new IllegalArgumentException("A spec for " + id + " is already registered");
+              }
+              checkServes(spec, old.handler());
+              return new Entry(spec, old.handler());
+            });
+    if (now.handler() != null) {
+      notifyAdded(spec);
+    }
   }
 
   @Override
   public void registerHandler(String operationId, Handler handler) {
     Objects.requireNonNull(handler, "handler");
     OperationSpec.splitId(operationId); // a clear error for a malformed id
-    entries.compute(
-        operationId,
-        (id, old) -> {
-          if (old == null) {
-            return new Entry(null, handler);
-          }
-          if (old.handler() != null) {
-            throw new IllegalArgumentException("A handler for " + id + " is already registered");
-          }
-          checkServes(old.spec(), handler);
-          return new Entry(old.spec(), handler);
-        });
+    Entry now =
+        entries.compute(
+            operationId,
+            (id, old) -> {
+              if (old == null) {
+                return new Entry(null, handler);
+              }
+              if (old.handler() != null) {
+                throw new IllegalArgumentException(
+                    "A handler for " + id + " is already registered");
+              }
+              checkServes(old.spec(), handler);
+              return new Entry(old.spec(), handler);
+            });
+    if (now.spec() != null) {
+      notifyAdded(now.spec());
+    }
   }
 
   private static void checkServes(OperationSpec spec, Handler handler) {
@@ -137,7 +150,34 @@ public final class DefaultOperationRegistry implements OperationRegistry {
 
   @Override
   public boolean unregister(String operationId) {
-    return entries.remove(operationId) != null;
+    Entry removed = entries.remove(operationId);
+    if (removed != null && removed.spec() != null && removed.handler() != null) {
+      for (Listener listener : listeners) {
+        try {
+          listener.removed(removed.spec());
+        } catch (RuntimeException e) {
+          LOG.warn("A registry listener failed on the removal of {}", operationId, e);
+        }
+      }
+    }
+    return removed != null;
+  }
+
+  @Override
+  public Registration addListener(Listener listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  private void notifyAdded(OperationSpec spec) {
+    for (Listener listener : listeners) {
+      try {
+        listener.added(spec);
+      } catch (RuntimeException e) {
+        LOG.warn("A registry listener failed on the addition of {}", spec.id(), e);
+      }
+    }
   }
 
   @Override
@@ -204,7 +244,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     Cancellation callSignal = context.cancellation().child();
     OperationContext handlerContext = handlerContext(context, callSignal);
     CompletableFuture<ResponseEnvelope<JsonNode>> result = new CompletableFuture<>();
-    List<Cancellation.Registration> cleanup = new ArrayList<>(3);
+    List<Registration> cleanup = new ArrayList<>(3);
     ScheduledFuture<?> timer = armDeadline(context, callSignal);
 
     switch (handler.kind()) {
@@ -265,7 +305,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
           if (timer != null) {
             timer.cancel(false);
           }
-          cleanup.forEach(Cancellation.Registration::remove);
+          cleanup.forEach(Registration::remove);
           // The call is over: calls it started and left running end with it.
           callSignal.cancel(CALL_COMPLETED);
         });

@@ -63,7 +63,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
     private boolean done;
     private long demand;
     private ScheduledFuture<?> deadlineTimer;
-    private dev.alkdev.operations.Cancellation.Registration cancelRegistration;
+    private dev.alkdev.operations.Registration cancelRegistration;
 
     Relay(Flow.Subscriber<? super R> downstream) {
       this.downstream = downstream;
@@ -98,7 +98,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
                   }
                 }
               });
-      dev.alkdev.operations.Cancellation.Registration registration =
+      dev.alkdev.operations.Registration registration =
           context
               .cancellation()
               .onCancel(

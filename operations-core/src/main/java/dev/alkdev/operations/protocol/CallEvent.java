@@ -1,0 +1,142 @@
+package dev.alkdev.operations.protocol;
+
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * One message of the call protocol. On the wire each is a JSON object with the protocol version
+ * {@code "v"}, a {@code "type"} discriminator and the {@code requestId} of the call it belongs to;
+ * {@link CallEvents} reads and writes them. docs/protocol.md describes every field.
+ */
+public sealed interface CallEvent
+    permits CallEvent.Requested,
+        CallEvent.Responded,
+        CallEvent.Failed,
+        CallEvent.Completed,
+        CallEvent.Aborted,
+        CallEvent.Demand {
+
+  /** The call this event belongs to: 32 lowercase hex digits (128 random bits). */
+  String requestId();
+
+  /** The wire name: {@code call.requested}, {@code call.responded}, ... */
+  String type();
+
+  /**
+   * {@code call.requested}: a caller asks for an operation.
+   *
+   * @param input the operation's input (JSON null when there is none)
+   * @param identity who the caller says it is; a serving side uses it only when its transport
+   *     trusts the payload (in-process), otherwise it stamps the identity it authenticated
+   * @param deadlineMillis time remaining when sent, in milliseconds (relative, so clocks may
+   *     differ)
+   * @param replyTo where responses go (the caller's inbox topic)
+   * @param demand for a SUBSCRIPTION: how many items the caller takes before it sends {@code
+   *     call.demand}; absent means unbounded
+   */
+  record Requested(
+      String requestId,
+      String operationId,
+      JsonNode input,
+      Optional<String> parentRequestId,
+      Optional<Identity> identity,
+      OptionalLong deadlineMillis,
+      Optional<String> replyTo,
+      OptionalLong demand)
+      implements CallEvent {
+    public Requested {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(operationId, "operationId");
+      Objects.requireNonNull(input, "input");
+      Objects.requireNonNull(parentRequestId, "parentRequestId");
+      Objects.requireNonNull(identity, "identity");
+      Objects.requireNonNull(deadlineMillis, "deadlineMillis");
+      Objects.requireNonNull(replyTo, "replyTo");
+      Objects.requireNonNull(demand, "demand");
+    }
+
+    @Override
+    public String type() {
+      return "call.requested";
+    }
+  }
+
+  /** {@code call.responded}: a result; a stream sends one per item. */
+  record Responded(String requestId, ResponseEnvelope<JsonNode> output) implements CallEvent {
+    public Responded {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(output, "output");
+    }
+
+    @Override
+    public String type() {
+      return "call.responded";
+    }
+  }
+
+  /** {@code call.error}: the call failed; nothing follows it. */
+  record Failed(
+      String requestId,
+      ErrorCode code,
+      String message,
+      boolean retryable,
+      Optional<JsonNode> details)
+      implements CallEvent {
+    public Failed {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(code, "code");
+      Objects.requireNonNull(message, "message");
+      Objects.requireNonNull(details, "details");
+    }
+
+    @Override
+    public String type() {
+      return "call.error";
+    }
+  }
+
+  /** {@code call.completed}: a stream ended normally; nothing follows it. */
+  record Completed(String requestId) implements CallEvent {
+    public Completed {
+      Objects.requireNonNull(requestId, "requestId");
+    }
+
+    @Override
+    public String type() {
+      return "call.completed";
+    }
+  }
+
+  /** {@code call.aborted}: the caller gave up; the serving side cancels the call. */
+  record Aborted(String requestId, Optional<String> reason) implements CallEvent {
+    public Aborted {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public String type() {
+      return "call.aborted";
+    }
+  }
+
+  /** {@code call.demand}: the caller of a stream takes {@code n} more items. */
+  record Demand(String requestId, long n) implements CallEvent {
+    public Demand {
+      Objects.requireNonNull(requestId, "requestId");
+      if (n <= 0) {
+        throw new IllegalArgumentException("demand must be positive, was " + n);
+      }
+    }
+
+    @Override
+    public String type() {
+      return "call.demand";
+    }
+  }
+}

@@ -1,0 +1,600 @@
+package dev.alkdev.operations.protocol;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.Deadline;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.envelope.Envelopes;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.ResultPipeline;
+import dev.alkdev.operations.internal.Scheduler;
+import dev.alkdev.operations.internal.SerialExecutor;
+import dev.alkdev.operations.pubsub.Message;
+import dev.alkdev.operations.pubsub.OverflowPolicy;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.SubscribeOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The caller's side of the call protocol: sends {@code call.requested} and matches what comes back
+ * to the call that asked. Every call gets a 128-bit random request id and a deadline; every entry
+ * is removed when its call ends, however it ends, so nothing accumulates. Thread-safe.
+ *
+ * <p>Responses arrive on this map's own inbox topic. A response for a call that is no longer
+ * pending is dropped and counted ({@link #stats()}); so is a message that is not a valid event.
+ */
+public final class PendingRequestMap implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PendingRequestMap.class);
+
+  /** The timeout of a unary call that names no deadline. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The inbox's buffer: responses for this many calls may wait to be matched. */
+  static final int INBOX_BUFFER = 65_536;
+
+  private final PubSub pubsub;
+  private final String inbox;
+  private final Duration defaultTimeout;
+  private final Executor streamExecutor;
+  private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
+  private final AtomicLong late = new AtomicLong();
+  private final AtomicLong malformed = new AtomicLong();
+  private final PubSub.Subscription inboxSubscription;
+  private final Registration disconnectRegistration;
+  private volatile boolean closed;
+
+  private PendingRequestMap(Builder builder) {
+    this.pubsub = builder.pubsub;
+    this.defaultTimeout = builder.defaultTimeout;
+    this.streamExecutor = builder.streamExecutor;
+    this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+    this.inboxSubscription =
+        pubsub.subscribe(
+            inbox,
+            SubscribeOptions.defaults()
+                .withBufferSize(INBOX_BUFFER)
+                .withOverflow(OverflowPolicy.REJECT),
+            this::onInbox);
+    this.disconnectRegistration =
+        pubsub.onDisconnect(
+            () ->
+                failAll(
+                    CallError.of(
+                        ErrorCode.UNAVAILABLE,
+                        "The transport disconnected before the call completed")));
+  }
+
+  /** A map on {@code pubsub} with the default timeout of 30 s. */
+  public static PendingRequestMap create(PubSub pubsub) {
+    return builder(pubsub).build();
+  }
+
+  public static Builder builder(PubSub pubsub) {
+    return new Builder(pubsub);
+  }
+
+  /** This map's inbox topic: where its calls' responses go. */
+  public String inbox() {
+    return inbox;
+  }
+
+  // ------------------------------------------------------------------ unary
+
+  /**
+   * Calls a QUERY or MUTATION wherever it is served. The future completes with the envelope of
+   * {@code call.responded}, or fails with a {@link CallError}: the serving side's error, or
+   * NO_RESPONDERS (nothing serves the operation: at once, not at the deadline), DEADLINE_EXCEEDED,
+   * CANCELLED, RESOURCE_EXHAUSTED (the request is too large), UNAVAILABLE (the transport went
+   * away). Cancelling the future, or the options' signal, sends {@code call.aborted}.
+   */
+  public CompletableFuture<ResponseEnvelope<JsonNode>> call(
+      String operationId, Object input, CallOptions options) {
+    Objects.requireNonNull(operationId, "operationId");
+    Objects.requireNonNull(options, "options");
+    CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
+    String requestId = OperationContext.newRequestId();
+    CallEvent.Requested request;
+    try {
+      request = request(requestId, operationId, input, options, deadlineOf(options, true), null);
+    } catch (CallError e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    UnaryCall call = new UnaryCall(requestId, future);
+    start(call, request, options);
+    // A caller that cancels the future gives up on the call.
+    future.whenComplete(
+        (value, error) -> {
+          if (error instanceof CancellationException) {
+            abandon(call, "the caller cancelled the future");
+          }
+        });
+    return future;
+  }
+
+  /** {@link #call(String, Object, CallOptions)} with default options. */
+  public CompletableFuture<ResponseEnvelope<JsonNode>> call(String operationId, Object input) {
+    return call(operationId, input, CallOptions.defaults());
+  }
+
+  // ------------------------------------------------------------------ streams
+
+  /**
+   * Subscribes to a SUBSCRIPTION wherever it is served: one envelope per {@code call.responded},
+   * ended by {@code call.completed}, failed by {@code call.error}. Cold: the request is sent when
+   * the subscriber first requests items, with that demand; further requests send {@code
+   * call.demand}, so the serving side never sends more than asked. Cancelling sends {@code
+   * call.aborted}. Signals reach the subscriber in order, on a shared pool, never concurrently.
+   * Streams have no deadline unless the options give one.
+   */
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, Object input, CallOptions options) {
+    Objects.requireNonNull(operationId, "operationId");
+    Objects.requireNonNull(options, "options");
+    return subscriber -> {
+      Objects.requireNonNull(subscriber, "subscriber");
+      StreamCall stream =
+          new StreamCall(OperationContext.newRequestId(), operationId, input, options, subscriber);
+      subscriber.onSubscribe(stream);
+    };
+  }
+
+  /** {@link #subscribe(String, Object, CallOptions)} with default options. */
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(String operationId, Object input) {
+    return subscribe(operationId, input, CallOptions.defaults());
+  }
+
+  // ------------------------------------------------------------------ respond
+
+  /**
+   * Delivers {@code output} as the {@code call.responded} of {@code requestId}, through this map's
+   * inbox, as if the serving side had sent it (the seeds' {@code respond}).
+   *
+   * @throws IllegalArgumentException if {@code output} is not a response envelope (a {@link
+   *     ResponseEnvelope}, or JSON with the envelope's shape): raw values never cross the protocol
+   */
+  public void respond(String requestId, Object output) {
+    Objects.requireNonNull(requestId, "requestId");
+    if (!Envelopes.isResponseEnvelope(output)) {
+      throw new IllegalArgumentException(
+          "respond() needs a ResponseEnvelope (data and meta with a known source), was "
+              + (output == null ? "null" : output.getClass().getName()));
+    }
+    ResponseEnvelope<JsonNode> envelope =
+        output instanceof ResponseEnvelope<?> e
+            ? e.withData(ResultPipeline.toJson("respond", e.data()))
+            : Envelopes.fromJson(
+                output instanceof JsonNode json ? json : Json.mapper().valueToTree(output));
+    publish(inbox, new CallEvent.Responded(requestId, envelope))
+        .exceptionally(
+            error -> {
+              LOG.warn("respond({}) could not be delivered", requestId, error);
+              return 0;
+            });
+  }
+
+  // ------------------------------------------------------------------ state
+
+  /** How many calls are pending, and how many messages were dropped. */
+  public ProtocolStats stats() {
+    return new ProtocolStats(pending.size(), late.get(), malformed.get());
+  }
+
+  /**
+   * Fails every pending call with UNAVAILABLE (telling the serving sides with {@code call.aborted})
+   * and stops listening.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    failAll(CallError.of(ErrorCode.UNAVAILABLE, "The caller's PendingRequestMap was closed"));
+    inboxSubscription.close();
+    disconnectRegistration.remove();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private CallEvent.Requested request(
+      String requestId,
+      String operationId,
+      Object input,
+      CallOptions options,
+      Deadline deadline,
+      Long demand) {
+    if (closed) {
+      throw CallError.of(ErrorCode.UNAVAILABLE, "This PendingRequestMap is closed");
+    }
+    if (!OperationSpec.isValidId(operationId)) {
+      throw CallError.of(
+          ErrorCode.OPERATION_NOT_FOUND, "Not a valid operation id: '" + operationId + "'");
+    }
+    JsonNode json;
+    try {
+      json = ResultPipeline.toJson(operationId, input);
+    } catch (CallError e) {
+      throw CallError.of(ErrorCode.INVALID_INPUT, "Input cannot be converted to JSON", e);
+    }
+    return new CallEvent.Requested(
+        requestId,
+        operationId,
+        json,
+        options.parentRequestId(),
+        Optional.of(options.identity()),
+        deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
+        Optional.of(inbox),
+        demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+  }
+
+  private Deadline deadlineOf(CallOptions options, boolean unary) {
+    if (options.deadline().isPresent()) {
+      return options.deadline().get();
+    }
+    return unary ? Deadline.after(defaultTimeout) : null;
+  }
+
+  /** Registers a call, arms its deadline and cancellation, and sends its request. */
+  private void start(Pending call, CallEvent.Requested request, CallOptions options) {
+    byte[] bytes = CallEvents.encode(request);
+    if (bytes.length > pubsub.maxMessageBytes()) {
+      call.finish(
+          CallError.of(
+              ErrorCode.RESOURCE_EXHAUSTED,
+              "The request is "
+                  + bytes.length
+                  + " bytes, more than the transport carries ("
+                  + pubsub.maxMessageBytes()
+                  + ")"));
+      return;
+    }
+    pending.put(call.requestId, call);
+    if (closed) {
+      // close() may have swept the map before this call arrived in it.
+      end(call, CallError.of(ErrorCode.UNAVAILABLE, "This PendingRequestMap is closed"));
+      return;
+    }
+    request
+        .deadlineMillis()
+        .ifPresent(
+            ms ->
+                call.timer =
+                    Scheduler.schedule(
+                        () ->
+                            abandon(
+                                call,
+                                CallError.of(
+                                    ErrorCode.DEADLINE_EXCEEDED,
+                                    "No response from "
+                                        + request.operationId()
+                                        + " before the deadline")),
+                        Duration.ofMillis(ms).toNanos()));
+    options
+        .cancellation()
+        .ifPresent(
+            signal ->
+                call.cancelRegistration =
+                    signal.onCancel(
+                        () ->
+                            abandon(
+                                call,
+                                signal
+                                    .reason()
+                                    .orElseGet(
+                                        () -> CallError.of(ErrorCode.CANCELLED, "Cancelled")))));
+    pubsub
+        .publish(ProtocolTopics.request(request.operationId()), bytes)
+        .whenComplete(
+            (receivers, error) -> {
+              if (error != null) {
+                end(call, asCallError(error));
+              } else if (receivers == 0) {
+                end(
+                    call,
+                    CallError.of(
+                        ErrorCode.NO_RESPONDERS, "Nothing serves " + request.operationId()));
+              }
+            });
+  }
+
+  /** Ends a call on this side only (the serving side already finished, or never started). */
+  private void end(Pending call, CallError error) {
+    if (pending.remove(call.requestId, call)) {
+      call.cleanup();
+      call.finish(error);
+    }
+  }
+
+  /** Ends a call this side gives up on, and tells the serving side. */
+  private void abandon(Pending call, CallError error) {
+    if (pending.remove(call.requestId, call)) {
+      call.cleanup();
+      call.finish(error);
+      sendAbort(call.requestId, error.getMessage());
+    }
+  }
+
+  private void abandon(Pending call, String reason) {
+    if (pending.remove(call.requestId, call)) {
+      call.cleanup();
+      sendAbort(call.requestId, reason);
+    }
+  }
+
+  private void sendAbort(String requestId, String reason) {
+    publish(ProtocolTopics.CONTROL, new CallEvent.Aborted(requestId, Optional.of(reason)))
+        .exceptionally(e -> 0); // best effort: the serving side also has the deadline
+  }
+
+  private CompletableFuture<Integer> publish(String topic, CallEvent event) {
+    try {
+      return pubsub.publish(topic, CallEvents.encode(event));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private void failAll(CallError error) {
+    for (Pending call : new ArrayList<>(pending.values())) {
+      abandon(call, error);
+    }
+  }
+
+  private void onInbox(Message message) {
+    CallEvent event;
+    try {
+      event = CallEvents.decode(message.payload(), pubsub.maxMessageBytes());
+    } catch (CallError e) {
+      malformed.incrementAndGet();
+      LOG.debug("Dropped a malformed message on {}: {}", inbox, e.getMessage());
+      return;
+    }
+    Pending call = pending.get(event.requestId());
+    if (call == null) {
+      late.incrementAndGet();
+      return;
+    }
+    if (event instanceof CallEvent.Responded responded) {
+      call.onResponded(responded.output());
+    } else if (event instanceof CallEvent.Failed failed) {
+      end(call, CallEvents.toCallError(failed));
+    } else if (event instanceof CallEvent.Completed) {
+      call.onCompleted();
+    } else {
+      malformed.incrementAndGet(); // requests, aborts and demands do not belong in an inbox
+    }
+  }
+
+  private static CallError asCallError(Throwable error) {
+    Throwable cause =
+        error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+    return cause instanceof CallError callError
+        ? callError
+        : CallError.of(ErrorCode.UNAVAILABLE, "The transport failed: " + cause, cause);
+  }
+
+  /** A call under way. */
+  private abstract static class Pending {
+    final String requestId;
+    volatile ScheduledFuture<?> timer;
+    volatile Registration cancelRegistration;
+
+    Pending(String requestId) {
+      this.requestId = requestId;
+    }
+
+    void cleanup() {
+      ScheduledFuture<?> t = timer;
+      if (t != null) {
+        t.cancel(false);
+      }
+      Registration r = cancelRegistration;
+      if (r != null) {
+        r.remove();
+      }
+    }
+
+    abstract void onResponded(ResponseEnvelope<JsonNode> envelope);
+
+    abstract void onCompleted();
+
+    /** Delivers the terminal error; the call has already left the map. */
+    abstract void finish(CallError error);
+  }
+
+  private final class UnaryCall extends Pending {
+    final CompletableFuture<ResponseEnvelope<JsonNode>> future;
+
+    UnaryCall(String requestId, CompletableFuture<ResponseEnvelope<JsonNode>> future) {
+      super(requestId);
+      this.future = future;
+    }
+
+    @Override
+    void onResponded(ResponseEnvelope<JsonNode> envelope) {
+      if (pending.remove(requestId, this)) {
+        cleanup();
+        future.complete(envelope);
+      }
+    }
+
+    @Override
+    void onCompleted() {
+      end(this, CallError.of(ErrorCode.PROTOCOL_ERROR, "call.completed ended a unary call"));
+    }
+
+    @Override
+    void finish(CallError error) {
+      future.completeExceptionally(error);
+    }
+  }
+
+  /** A stream: a Flow subscription whose demand becomes call.requested and call.demand. */
+  private final class StreamCall extends Pending implements Flow.Subscription {
+    private final String operationId;
+    private final Object input;
+    private final CallOptions options;
+    private final Flow.Subscriber<? super ResponseEnvelope<JsonNode>> subscriber;
+    private final SerialExecutor signals = new SerialExecutor(streamExecutor);
+    private final Object lock = new Object();
+    private boolean started;
+    private boolean done;
+    private long credit;
+
+    StreamCall(
+        String requestId,
+        String operationId,
+        Object input,
+        CallOptions options,
+        Flow.Subscriber<? super ResponseEnvelope<JsonNode>> subscriber) {
+      super(requestId);
+      this.operationId = operationId;
+      this.input = input;
+      this.options = options;
+      this.subscriber = subscriber;
+    }
+
+    @Override
+    public void request(long n) {
+      boolean first;
+      synchronized (lock) {
+        if (done) {
+          return;
+        }
+        if (n <= 0) {
+          done = true;
+          abandon(this, "the subscriber requested " + n + " items");
+          signals.execute(
+              () ->
+                  subscriber.onError(
+                      new IllegalArgumentException("§3.9: request(n) needs n > 0, was " + n)));
+          return;
+        }
+        credit = credit + n < 0 ? Long.MAX_VALUE : credit + n;
+        first = !started;
+        started = true;
+      }
+      if (first) {
+        CallEvent.Requested request;
+        try {
+          request =
+              PendingRequestMap.this.request(
+                  requestId, operationId, input, options, deadlineOf(options, false), n);
+        } catch (CallError e) {
+          finish(e);
+          return;
+        }
+        start(this, request, options);
+      } else {
+        publish(ProtocolTopics.CONTROL, new CallEvent.Demand(requestId, n))
+            .whenComplete(
+                (receivers, error) -> {
+                  if (error != null) {
+                    abandon(this, asCallError(error));
+                  }
+                });
+      }
+    }
+
+    @Override
+    public void cancel() {
+      synchronized (lock) {
+        if (done) {
+          return;
+        }
+        done = true;
+      }
+      abandon(this, "the subscriber cancelled");
+    }
+
+    @Override
+    void onResponded(ResponseEnvelope<JsonNode> envelope) {
+      synchronized (lock) {
+        if (done) {
+          return;
+        }
+        if (credit == 0) {
+          // The serving side sent more than was asked for: a broken peer.
+          done = true;
+        } else {
+          if (credit != Long.MAX_VALUE) {
+            credit--;
+          }
+          signals.execute(() -> subscriber.onNext(envelope));
+          return;
+        }
+      }
+      abandon(
+          this,
+          CallError.of(
+              ErrorCode.PROTOCOL_ERROR, "The serving side sent more items than were requested"));
+    }
+
+    @Override
+    void onCompleted() {
+      if (pending.remove(requestId, this)) {
+        cleanup();
+        synchronized (lock) {
+          done = true;
+        }
+        signals.execute(subscriber::onComplete);
+      }
+    }
+
+    @Override
+    void finish(CallError error) {
+      synchronized (lock) {
+        done = true;
+      }
+      signals.execute(() -> subscriber.onError(error));
+    }
+  }
+
+  /** Configures a {@link PendingRequestMap}. */
+  public static final class Builder {
+    private final PubSub pubsub;
+    private Duration defaultTimeout = DEFAULT_TIMEOUT;
+    private Executor streamExecutor = ForkJoinPool.commonPool();
+
+    private Builder(PubSub pubsub) {
+      this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
+    }
+
+    /** The deadline of unary calls whose options name none (30 s by default). */
+    public Builder defaultTimeout(Duration timeout) {
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("defaultTimeout must be positive");
+      }
+      this.defaultTimeout = timeout;
+      return this;
+    }
+
+    /** Where stream subscribers' signals run (the common pool by default). */
+    public Builder streamExecutor(Executor executor) {
+      this.streamExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    public PendingRequestMap build() {
+      return new PendingRequestMap(this);
+    }
+  }
+}

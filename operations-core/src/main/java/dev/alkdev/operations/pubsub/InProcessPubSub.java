@@ -1,0 +1,366 @@
+package dev.alkdev.operations.pubsub;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.protocol.CallEvents;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The in-process transport: topics inside one JVM. Publishing hands the message to each receiving
+ * subscription's bounded buffer and returns at once with the number of receivers; each subscription
+ * drains its buffer on the delivery executor, one message at a time. Every publisher is trusted
+ * code here, so identities in payloads are believed. Thread-safe.
+ */
+public final class InProcessPubSub implements PubSub {
+  private static final Logger LOG = LoggerFactory.getLogger(InProcessPubSub.class);
+
+  /** Messages one subscription handles before it yields its thread to others. */
+  private static final int BATCH = 64;
+
+  private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
+  private final Executor executor;
+  private final ExecutorService ownedExecutor;
+  private final int maxMessageBytes;
+  private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
+  private volatile boolean closed;
+
+  private InProcessPubSub(Builder builder) {
+    if (builder.executor != null) {
+      this.executor = builder.executor;
+      this.ownedExecutor = null;
+    } else {
+      ForkJoinPool pool =
+          new ForkJoinPool(
+              Math.max(2, Runtime.getRuntime().availableProcessors()),
+              ForkJoinPool.defaultForkJoinWorkerThreadFactory,
+              null,
+              true);
+      this.executor = pool;
+      this.ownedExecutor = pool;
+    }
+    this.maxMessageBytes = builder.maxMessageBytes;
+  }
+
+  /** An in-process transport with its own delivery threads and 1 MiB messages. */
+  public static InProcessPubSub create() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public CompletableFuture<Integer> publish(String topic, byte[] payload) {
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(payload, "payload");
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          CallError.of(ErrorCode.UNAVAILABLE, "The in-process transport is closed"));
+    }
+    if (payload.length > maxMessageBytes) {
+      return CompletableFuture.failedFuture(
+          CallError.of(
+              ErrorCode.RESOURCE_EXHAUSTED,
+              "Message of "
+                  + payload.length
+                  + " bytes is larger than the transport's limit of "
+                  + maxMessageBytes));
+    }
+    Topic target = topics.get(topic);
+    if (target == null) {
+      return CompletableFuture.completedFuture(0);
+    }
+    Message message = new Message(topic, payload, Optional.empty());
+    int receivers = 0;
+    boolean rejected = false;
+    for (Sub sub : target.plain) {
+      switch (sub.offer(message)) {
+        case ACCEPTED -> receivers++;
+        case REJECTED -> rejected = true;
+        case DROPPED -> {}
+      }
+    }
+    for (Group group : target.groups.values()) {
+      switch (group.offer(message)) {
+        case ACCEPTED -> receivers++;
+        case REJECTED -> rejected = true;
+        case DROPPED -> {}
+      }
+    }
+    if (rejected) {
+      return CompletableFuture.failedFuture(
+          CallError.of(
+              ErrorCode.RESOURCE_EXHAUSTED,
+              "A subscriber of " + topic + " is full; try again later"));
+    }
+    return CompletableFuture.completedFuture(receivers);
+  }
+
+  @Override
+  public Subscription subscribe(String topic, SubscribeOptions options, Consumer<Message> handler) {
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(handler, "handler");
+    if (closed) {
+      throw CallError.of(ErrorCode.UNAVAILABLE, "The in-process transport is closed");
+    }
+    Sub sub = new Sub(topic, options, handler);
+    topics.compute(
+        topic,
+        (name, existing) -> {
+          Topic t = existing != null ? existing : new Topic();
+          if (options.queueGroup().isPresent()) {
+            t.groups.computeIfAbsent(options.queueGroup().get(), g -> new Group()).members.add(sub);
+          } else {
+            t.plain.add(sub);
+          }
+          return t;
+        });
+    return sub;
+  }
+
+  @Override
+  public int maxMessageBytes() {
+    return maxMessageBytes;
+  }
+
+  @Override
+  public boolean trustsPayloadIdentity() {
+    return true;
+  }
+
+  @Override
+  public Registration onDisconnect(Runnable action) {
+    Objects.requireNonNull(action, "action");
+    if (closed) {
+      action.run();
+      return () -> {};
+    }
+    disconnectActions.add(action);
+    return () -> disconnectActions.remove(action);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    List<Sub> all = new ArrayList<>();
+    for (Topic topic : topics.values()) {
+      all.addAll(topic.plain);
+      topic.groups.values().forEach(g -> all.addAll(g.members));
+    }
+    all.forEach(Sub::close);
+    topics.clear();
+    for (Runnable action : disconnectActions) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        LOG.warn("A disconnect listener failed", e);
+      }
+    }
+    disconnectActions.clear();
+    if (ownedExecutor != null) {
+      ownedExecutor.shutdown();
+    }
+  }
+
+  private void remove(Sub sub) {
+    topics.computeIfPresent(
+        sub.topic,
+        (name, t) -> {
+          if (sub.options.queueGroup().isPresent()) {
+            String groupName = sub.options.queueGroup().get();
+            Group group = t.groups.get(groupName);
+            if (group != null) {
+              group.members.remove(sub);
+              if (group.members.isEmpty()) {
+                t.groups.remove(groupName);
+              }
+            }
+          } else {
+            t.plain.remove(sub);
+          }
+          return t.plain.isEmpty() && t.groups.isEmpty() ? null : t;
+        });
+  }
+
+  private enum Offer {
+    ACCEPTED,
+    REJECTED,
+    DROPPED
+  }
+
+  private static final class Topic {
+    final CopyOnWriteArrayList<Sub> plain = new CopyOnWriteArrayList<>();
+    final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
+  }
+
+  /** A queue group: each message goes to one member, round robin, skipping full ones. */
+  private static final class Group {
+    final CopyOnWriteArrayList<Sub> members = new CopyOnWriteArrayList<>();
+    final AtomicInteger next = new AtomicInteger();
+
+    Offer offer(Message message) {
+      Object[] snapshot = members.toArray();
+      int size = snapshot.length;
+      if (size == 0) {
+        return Offer.DROPPED;
+      }
+      int start = Math.floorMod(next.getAndIncrement(), size);
+      Offer result = Offer.DROPPED;
+      for (int i = 0; i < size; i++) {
+        Offer offer = ((Sub) snapshot[(start + i) % size]).offer(message);
+        if (offer == Offer.ACCEPTED) {
+          return offer;
+        }
+        if (offer == Offer.REJECTED) {
+          result = Offer.REJECTED;
+        }
+      }
+      return result;
+    }
+  }
+
+  /** One subscription: a bounded buffer drained one message at a time on the executor. */
+  private final class Sub implements Subscription, Runnable {
+    final String topic;
+    final SubscribeOptions options;
+    final Consumer<Message> handler;
+    final ConcurrentLinkedQueue<Message> buffer = new ConcurrentLinkedQueue<>();
+    final AtomicInteger buffered = new AtomicInteger();
+    final AtomicInteger wip = new AtomicInteger();
+    final AtomicLong dropped = new AtomicLong();
+    volatile boolean active = true;
+
+    Sub(String topic, SubscribeOptions options, Consumer<Message> handler) {
+      this.topic = topic;
+      this.options = options;
+      this.handler = handler;
+    }
+
+    Offer offer(Message message) {
+      if (!active) {
+        return Offer.DROPPED;
+      }
+      if (buffered.incrementAndGet() > options.bufferSize()) {
+        buffered.decrementAndGet();
+        if (options.overflow() == OverflowPolicy.DROP_NEWEST) {
+          dropped.incrementAndGet();
+          return Offer.DROPPED;
+        }
+        return Offer.REJECTED;
+      }
+      buffer.add(message);
+      if (wip.getAndIncrement() == 0) {
+        schedule();
+      }
+      return Offer.ACCEPTED;
+    }
+
+    private void schedule() {
+      try {
+        executor.execute(this);
+      } catch (RejectedExecutionException e) {
+        // The transport is shutting down: what is buffered will not be delivered.
+        buffer.clear();
+        buffered.set(0);
+        wip.set(0);
+      }
+    }
+
+    @Override
+    public void run() {
+      int handled = 0;
+      int missed = wip.get();
+      while (true) {
+        Message message;
+        while ((message = buffer.poll()) != null) {
+          buffered.decrementAndGet();
+          if (active) {
+            try {
+              handler.accept(message);
+            } catch (RuntimeException e) {
+              LOG.error("A subscriber of {} failed on a message", topic, e);
+            }
+          }
+          if (++handled == BATCH) {
+            // Yield the thread so one busy topic cannot starve the others; resume later.
+            schedule();
+            return;
+          }
+        }
+        missed = wip.addAndGet(-missed);
+        if (missed == 0) {
+          return;
+        }
+      }
+    }
+
+    @Override
+    public String topic() {
+      return topic;
+    }
+
+    @Override
+    public long dropped() {
+      return dropped.get();
+    }
+
+    @Override
+    public void close() {
+      if (active) {
+        active = false;
+        remove(this);
+      }
+    }
+  }
+
+  /** Configures an {@link InProcessPubSub}. */
+  public static final class Builder {
+    private Executor executor;
+    private int maxMessageBytes = CallEvents.DEFAULT_MAX_MESSAGE_BYTES;
+
+    private Builder() {}
+
+    /**
+     * Where deliveries run; by default a work-stealing pool of its own (daemon threads, one per
+     * core, at least two), shut down on close. An executor given here is not shut down.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    public Builder maxMessageBytes(int maxMessageBytes) {
+      if (maxMessageBytes <= 0) {
+        throw new IllegalArgumentException("maxMessageBytes must be positive");
+      }
+      this.maxMessageBytes = maxMessageBytes;
+      return this;
+    }
+
+    public InProcessPubSub build() {
+      return new InProcessPubSub(this);
+    }
+  }
+}

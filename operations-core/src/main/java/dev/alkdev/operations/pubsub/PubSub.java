@@ -1,0 +1,65 @@
+package dev.alkdev.operations.pubsub;
+
+import dev.alkdev.operations.Registration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The transport SPI the call protocol runs on: topics, publish, subscribe. Implementations carry
+ * opaque byte payloads (UTF-8 JSON events); the call protocol above them does the rest. The
+ * in-process implementation, {@link InProcessPubSub}, is the embedded default; remote transports
+ * (WebSocket, Redis, NATS) implement the same interface.
+ *
+ * <p>Delivery: a message published to a topic reaches every plain subscriber of that topic and
+ * exactly one member of each queue group subscribed to it. Each subscription has a bounded buffer
+ * and a stated {@link OverflowPolicy}; messages to one subscription are handled one at a time, in
+ * the order they were published by one publisher.
+ */
+public interface PubSub extends AutoCloseable {
+
+  /**
+   * Publishes {@code payload}. The future completes with the number of subscriptions the message
+   * was handed to (0: nobody listens), or fails with a {@link dev.alkdev.operations.CallError}:
+   * RESOURCE_EXHAUSTED when the payload is larger than {@link #maxMessageBytes()} or a receiving
+   * buffer with the REJECT policy is full, UNAVAILABLE when the transport is closed or cut off.
+   */
+  CompletableFuture<Integer> publish(String topic, byte[] payload);
+
+  /**
+   * Subscribes {@code handler} to {@code topic}. The handler runs on the transport's delivery
+   * threads, one message at a time for this subscription; it must not block for long.
+   */
+  Subscription subscribe(String topic, SubscribeOptions options, Consumer<Message> handler);
+
+  /** The largest payload this transport carries. */
+  int maxMessageBytes();
+
+  /**
+   * Whether an identity written inside a payload may be believed. True only where every publisher
+   * is trusted code (in-process); a transport that authenticates its connections stamps {@link
+   * Message#identity()} instead.
+   */
+  boolean trustsPayloadIdentity();
+
+  /**
+   * Runs {@code action} when the transport is closed or loses its connection, so that callers can
+   * fail their pending calls at once instead of at their deadlines.
+   */
+  Registration onDisconnect(Runnable action);
+
+  /** Closes the transport: subscriptions end, pending deliveries are dropped. */
+  @Override
+  void close();
+
+  /** A live subscription. */
+  interface Subscription extends AutoCloseable {
+    String topic();
+
+    /** Messages dropped because the buffer was full (DROP_NEWEST policy). */
+    long dropped();
+
+    /** Stops deliveries; messages already buffered are discarded. */
+    @Override
+    void close();
+  }
+}
