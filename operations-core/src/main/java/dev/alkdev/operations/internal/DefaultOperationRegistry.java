@@ -33,7 +33,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -245,7 +244,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     OperationContext handlerContext = handlerContext(context, callSignal);
     CompletableFuture<ResponseEnvelope<JsonNode>> result = new CompletableFuture<>();
     List<Registration> cleanup = new ArrayList<>(3);
-    ScheduledFuture<?> timer = armDeadline(context, callSignal);
+    Scheduler.Timer timer = armDeadline(context, callSignal);
 
     switch (handler.kind()) {
       case BLOCKING -> {
@@ -265,7 +264,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
         } catch (RejectedExecutionException e) {
           callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "not started"));
           if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
           }
           return CompletableFuture.failedFuture(
               CallError.of(
@@ -303,7 +302,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     result.whenComplete(
         (value, error) -> {
           if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
           }
           cleanup.forEach(Registration::remove);
           // The call is over: calls it started and left running end with it.
@@ -433,10 +432,10 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     return context.toBuilder().cancellation(callSignal).envBinder(this::buildEnv).build();
   }
 
-  private static ScheduledFuture<?> armDeadline(OperationContext context, Cancellation signal) {
+  private static Scheduler.Timer armDeadline(OperationContext context, Cancellation signal) {
     return context
         .deadline()
-        .<ScheduledFuture<?>>map(
+        .<Scheduler.Timer>map(
             deadline ->
                 Scheduler.schedule(
                     () ->

@@ -1,27 +1,102 @@
 package dev.alkdev.operations.internal;
 
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One shared timer thread for deadlines. Tasks must be short (they complete a future or cancel a
- * signal); cancelled timers are removed at once so finished calls leave nothing behind.
+ * One shared timer thread for deadlines, built for the common case: almost every deadline is
+ * cancelled long before it fires. Timers live in a concurrent skip list (adding and cancelling one
+ * is two lock-free map operations); the timer thread sleeps until the earliest deadline but never
+ * longer than {@link #MAX_SLEEP_NANOS}, so a new timer wakes it only when it is due sooner than
+ * that. A {@code ScheduledThreadPoolExecutor} instead signals its thread whenever a new task
+ * becomes the earliest, which, with one call in flight, is every call.
+ *
+ * <p>Tasks must be short (they complete a future or cancel a signal): they run on the timer thread.
+ * A task that throws is logged.
  */
 public final class Scheduler {
-  private static final ScheduledThreadPoolExecutor TIMER = create();
+  private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+  /** Longest the timer thread sleeps without looking: the lateness bound for far deadlines. */
+  static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private static final ConcurrentSkipListMap<Key, Runnable> TIMERS = new ConcurrentSkipListMap<>();
+  private static final AtomicLong SEQUENCE = new AtomicLong();
+
+  /** When the sleeping timer thread looks next (nanoTime); new timers before it wake it. */
+  private static volatile long nextWake;
+
+  /** Whether the timer thread is (about to be) asleep; an awake thread needs no wake-up. */
+  private static volatile boolean sleeping;
+
+  private static final Thread THREAD = startThread();
 
   private Scheduler() {}
 
-  private static ScheduledThreadPoolExecutor create() {
-    ScheduledThreadPoolExecutor timer =
-        new ScheduledThreadPoolExecutor(1, HandlerExecutors.daemonThreads("operations-timer"));
-    timer.setRemoveOnCancelPolicy(true);
-    return timer;
+  /** A scheduled task; cancel it when it is no longer needed. */
+  @FunctionalInterface
+  public interface Timer {
+    /** Stops the task from running, if it has not run yet. */
+    void cancel();
   }
 
-  /** Runs {@code task} after {@code nanos}; cancel the returned future when no longer needed. */
-  public static ScheduledFuture<?> schedule(Runnable task, long nanos) {
-    return TIMER.schedule(task, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+  /** Runs {@code task} after {@code nanos}. */
+  public static Timer schedule(Runnable task, long nanos) {
+    long due = System.nanoTime() + Math.max(0, nanos);
+    Key key = new Key(due, SEQUENCE.getAndIncrement());
+    TIMERS.put(key, task);
+    if (sleeping && due - nextWake < 0) {
+      LockSupport.unpark(THREAD);
+    }
+    return () -> TIMERS.remove(key);
+  }
+
+  private static Thread startThread() {
+    Thread thread = new Thread(Scheduler::loop, "operations-timer");
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  private static void loop() {
+    while (true) {
+      long now = System.nanoTime();
+      Map.Entry<Key, Runnable> first;
+      while ((first = TIMERS.firstEntry()) != null && first.getKey().due - now <= 0) {
+        if (TIMERS.remove(first.getKey()) != null) {
+          try {
+            first.getValue().run();
+          } catch (RuntimeException | Error e) {
+            LOG.error("A timer task failed", e);
+          }
+        }
+        now = System.nanoTime();
+      }
+      long sleep =
+          first == null ? MAX_SLEEP_NANOS : Math.min(first.getKey().due - now, MAX_SLEEP_NANOS);
+      nextWake = now + sleep;
+      sleeping = true;
+      // Look once more: a timer added before `sleeping` was visible may be due sooner; a timer
+      // added after it sees `sleeping` and wakes us.
+      Map.Entry<Key, Runnable> head = TIMERS.firstEntry();
+      if (head == null || head.getKey().due - (now + sleep) >= 0) {
+        LockSupport.parkNanos(sleep);
+      }
+      sleeping = false;
+    }
+  }
+
+  /** Orders timers by due time, then by creation, so equal deadlines do not collide. */
+  private record Key(long due, long sequence) implements Comparable<Key> {
+    @Override
+    public int compareTo(Key other) {
+      int byDue = Long.compare(due - other.due, 0);
+      return byDue != 0 ? byDue : Long.compare(sequence, other.sequence);
+    }
   }
 }

@@ -27,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -394,7 +393,7 @@ public final class PendingRequestMap implements AutoCloseable {
   /** A call under way. */
   private abstract static class Pending {
     final String requestId;
-    volatile ScheduledFuture<?> timer;
+    volatile Scheduler.Timer timer;
     volatile Registration cancelRegistration;
 
     Pending(String requestId) {
@@ -402,9 +401,9 @@ public final class PendingRequestMap implements AutoCloseable {
     }
 
     void cleanup() {
-      ScheduledFuture<?> t = timer;
+      Scheduler.Timer t = timer;
       if (t != null) {
-        t.cancel(false);
+        t.cancel();
       }
       Registration r = cancelRegistration;
       if (r != null) {

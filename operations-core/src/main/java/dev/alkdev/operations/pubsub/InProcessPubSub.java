@@ -34,10 +34,16 @@ public final class InProcessPubSub implements PubSub {
   /** Messages one subscription handles before it yields its thread to others. */
   private static final int BATCH = 64;
 
+  /** Nested inline deliveries on one thread before deliveries go to the executor instead. */
+  static final int MAX_INLINE_DEPTH = 4;
+
+  private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
   private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
   private final Executor executor;
   private final ExecutorService ownedExecutor;
   private final int maxMessageBytes;
+  private final boolean inlineDelivery;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
@@ -56,6 +62,7 @@ public final class InProcessPubSub implements PubSub {
       this.ownedExecutor = pool;
     }
     this.maxMessageBytes = builder.maxMessageBytes;
+    this.inlineDelivery = builder.inlineDelivery;
   }
 
   /** An in-process transport with its own delivery threads and 1 MiB messages. */
@@ -272,7 +279,17 @@ public final class InProcessPubSub implements PubSub {
       }
       buffer.add(message);
       if (wip.getAndIncrement() == 0) {
-        schedule();
+        int[] depth = INLINE_DEPTH.get();
+        if (inlineDelivery && depth[0] < MAX_INLINE_DEPTH) {
+          depth[0]++;
+          try {
+            run();
+          } finally {
+            depth[0]--;
+          }
+        } else {
+          schedule();
+        }
       }
       return Offer.ACCEPTED;
     }
@@ -339,8 +356,18 @@ public final class InProcessPubSub implements PubSub {
   public static final class Builder {
     private Executor executor;
     private int maxMessageBytes = CallEvents.DEFAULT_MAX_MESSAGE_BYTES;
+    private boolean inlineDelivery = true;
 
     private Builder() {}
+
+    /**
+     * Whether an idle subscription handles a message on the publisher's thread (true, the default:
+     * no hand-off) or always on the delivery executor.
+     */
+    public Builder inlineDelivery(boolean inline) {
+      this.inlineDelivery = inline;
+      return this;
+    }
 
     /**
      * Where deliveries run; by default a work-stealing pool of its own (daemon threads, one per

@@ -6,7 +6,6 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.internal.Scheduler;
 import java.util.Objects;
 import java.util.concurrent.Flow;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -62,7 +61,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
     private Flow.Subscription source;
     private boolean done;
     private long demand;
-    private ScheduledFuture<?> deadlineTimer;
+    private Scheduler.Timer deadlineTimer;
     private dev.alkdev.operations.Registration cancelRegistration;
 
     Relay(Flow.Subscriber<? super R> downstream) {
@@ -83,7 +82,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
           .deadline()
           .ifPresent(
               deadline -> {
-                ScheduledFuture<?> timer =
+                Scheduler.Timer timer =
                     Scheduler.schedule(
                         () ->
                             failAndCancel(
@@ -94,7 +93,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
                 synchronized (this) {
                   deadlineTimer = timer;
                   if (done) {
-                    timer.cancel(false);
+                    timer.cancel();
                   }
                 }
               });
@@ -224,7 +223,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
     private void finishLocked() {
       done = true;
       if (deadlineTimer != null) {
-        deadlineTimer.cancel(false);
+        deadlineTimer.cancel();
       }
       if (cancelRegistration != null) {
         cancelRegistration.remove();
