@@ -25,9 +25,9 @@ public @interface Operation {
   /**
    * QUERY (the default) or MUTATION. A method that returns a {@link
    * java.util.concurrent.Flow.Publisher} or takes an {@link
-   * dev.alkdev.operations.EmitterSubscriptionHandler.Emitter} streams, so it is a SUBSCRIPTION: leave
-   * the default or say SUBSCRIPTION (MUTATION is refused). A method that does not stream cannot be
-   * declared a SUBSCRIPTION.
+   * dev.alkdev.operations.EmitterSubscriptionHandler.Emitter} streams, so it is a SUBSCRIPTION:
+   * leave the default or say SUBSCRIPTION (MUTATION is refused). A method that does not stream
+   * cannot be declared a SUBSCRIPTION.
    */
   OperationType type() default OperationType.QUERY;
 

@@ -41,7 +41,9 @@ public final class SpecJson {
     if (json == null || !json.isObject()) {
       throw new IllegalArgumentException(
           "a spec must be a JSON object, was "
-              + (json == null ? "nothing" : json.getNodeType().toString().toLowerCase(Locale.ROOT)));
+              + (json == null
+                  ? "nothing"
+                  : json.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
     String[] id = id(json);
     OperationSpec.Builder builder =

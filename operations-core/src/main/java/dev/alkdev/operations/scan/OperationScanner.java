@@ -83,14 +83,14 @@ public final class OperationScanner {
 
   /**
    * Reads every {@code .json}, {@code .yaml} and {@code .yml} file below {@code directory}
-   * (recursively, in name order; names starting with a dot are skipped, as hidden). A file holds one
-   * spec object or an array of them, in the form of {@link OperationSpec#toJson()}. Handlers are
-   * registered separately ({@link dev.alkdev.operations.OperationRegistry#registerHandler}).
+   * (recursively, in name order; names starting with a dot are skipped, as hidden). A file holds
+   * one spec object or an array of them, in the form of {@link OperationSpec#toJson()}. Handlers
+   * are registered separately ({@link dev.alkdev.operations.OperationRegistry#registerHandler}).
    *
-   * <p>Every file or entry that is not a valid spec is reported with its path ({@code
-   * path#index} for an entry of an array) and skipped: unreadable directories and files, files
-   * over {@link #MAX_FILE_SIZE}, malformed JSON or YAML, YAML aliases (refused, so an alias bomb
-   * cannot blow up), invalid specs, and ids already found in an earlier file.
+   * <p>Every file or entry that is not a valid spec is reported with its path ({@code path#index}
+   * for an entry of an array) and skipped: unreadable directories and files, files over {@link
+   * #MAX_FILE_SIZE}, malformed JSON or YAML, YAML aliases (refused, so an alias bomb cannot blow
+   * up), invalid specs, and ids already found in an earlier file.
    */
   public static ScanResult<OperationSpec> scanOperations(String directory, ScannerFS fs) {
     Objects.requireNonNull(directory, "directory");
@@ -397,7 +397,11 @@ public final class OperationScanner {
           problems.add(
               report(
                   source,
-                  "duplicate operation id " + definition.id() + " (first offered by " + first + ")"));
+                  "duplicate operation id "
+                      + definition.id()
+                      + " (first offered by "
+                      + first
+                      + ")"));
         } else {
           found.add(definition);
         }

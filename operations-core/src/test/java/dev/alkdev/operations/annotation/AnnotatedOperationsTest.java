@@ -340,15 +340,16 @@ class AnnotatedOperationsTest {
     @Test
     void namesNamespaceScopesDescriptionAndVersionComeFromTheAnnotations() {
       List<OperationDefinition> definitions = AnnotatedOperations.of(new Named());
-      assertThat(definitions).extracting(OperationDefinition::id).containsExactly("ns.plain",
-          "other.renamed");
+      assertThat(definitions)
+          .extracting(OperationDefinition::id)
+          .containsExactly("ns.plain", "other.renamed");
       OperationSpec renamed = definitions.get(1).spec();
       assertThat(renamed.namespace()).isEqualTo("other");
       assertThat(renamed.name()).isEqualTo("renamed");
       assertThat(renamed.description()).isEqualTo("Described");
       assertThat(renamed.version()).isEqualTo("2.1.0");
-      assertThat(renamed.accessControl().requiredScopes()).containsExactlyInAnyOrder("read",
-          "write");
+      assertThat(renamed.accessControl().requiredScopes())
+          .containsExactlyInAnyOrder("read", "write");
       OperationSpec plain = definitions.get(0).spec();
       assertThat(plain.description()).isEmpty();
       assertThat(plain.version()).isEqualTo("1.0.0");
@@ -405,8 +406,9 @@ class AnnotatedOperationsTest {
       OperationContext context =
           OperationContext.builder().requestId("req-1").identity(Identity.of("ada")).build();
       JsonNode data = await(registry.execute("demo.whoAmI", json("{\"k\":true}"), context)).data();
-      assertThat(data).isEqualTo(json("{\"subject\":\"ada\",\"requestId\":\"req-1\","
-          + "\"input\":{\"k\":true}}"));
+      assertThat(data)
+          .isEqualTo(
+              json("{\"subject\":\"ada\",\"requestId\":\"req-1\"," + "\"input\":{\"k\":true}}"));
     }
 
     @Test
@@ -541,7 +543,8 @@ class AnnotatedOperationsTest {
     @Test
     void streamsFailWithTheMethodsException() {
       registry.registerAll(AnnotatedOperations.of(new Failing()));
-      CallError publisher = Collected.from(registry.subscribe("fail.publisherThrows", null)).error();
+      CallError publisher =
+          Collected.from(registry.subscribe("fail.publisherThrows", null)).error();
       assertThat(publisher.code()).isEqualTo(ErrorCode.EXECUTION_ERROR);
       assertThat(publisher.getCause()).isSameAs(Failing.CHECKED);
 
@@ -836,9 +839,9 @@ class AnnotatedOperationsTest {
   }
 
   /**
-   * Records, strings and numbers get their schemas from {@code Schema.fromType}
-   * (JavaTypeSchemas). These tests need the real generator (records as 2020-12 object schemas with
-   * every component required); they fail while it is a stub.
+   * Records, strings and numbers get their schemas from {@code Schema.fromType} (JavaTypeSchemas).
+   * These tests need the real generator (records as 2020-12 object schemas with every component
+   * required); they fail while it is a stub.
    */
   @Nested
   class WithSchemasFromJavaTypes {
@@ -912,8 +915,7 @@ class AnnotatedOperationsTest {
           .isEqualTo(json("{\"text\":\"Hello, Bo!\"}"));
       assertThat(await(registry.execute("typed.upper", json("\"abc\""))).data())
           .isEqualTo(json("\"ABC\""));
-      assertThat(
-              Collected.from(registry.subscribe("typed.replies", new Hello("Cy", 2))).await())
+      assertThat(Collected.from(registry.subscribe("typed.replies", new Hello("Cy", 2))).await())
           .containsExactly(json("{\"text\":\"Cy 0\"}"), json("{\"text\":\"Cy 1\"}"));
     }
 

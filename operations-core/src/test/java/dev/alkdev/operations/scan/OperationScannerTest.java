@@ -33,8 +33,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 class OperationScannerTest {
 
   /**
-   * A file system in memory: files by absolute path ("/ops/a.json"); directories are implied by
-   * the files below them. Paths listed in {@code unreadable} fail as a real file system would.
+   * A file system in memory: files by absolute path ("/ops/a.json"); directories are implied by the
+   * files below them. Paths listed in {@code unreadable} fail as a real file system would.
    */
   static class MemoryFS implements ScannerFS {
     final Map<String, String> files = new TreeMap<>();
@@ -202,9 +202,10 @@ class OperationScannerTest {
       assertThat(ids(result)).containsExactly("rt.spec", "rt.yaml");
       assertThat(result.found().get(0).toJson()).isEqualTo(original);
       JsonNode yaml = result.found().get(1).toJson();
-      assertThat(((tools.jackson.databind.node.ObjectNode) yaml.deepCopy())
-              .put("id", "rt.spec")
-              .put("name", "spec"))
+      assertThat(
+              ((tools.jackson.databind.node.ObjectNode) yaml.deepCopy())
+                  .put("id", "rt.spec")
+                  .put("name", "spec"))
           .isEqualTo(original);
     }
 
@@ -237,10 +238,12 @@ class OperationScannerTest {
               .file("/ops/bad-yaml.yaml", "namespace: a\nname: [unclosed\n")
               .file("/ops/missing-name.json", "{\"namespace\":\"a\"}")
               .file("/ops/bad-type.yaml", "namespace: a\nname: b\ntype: READ\n")
-              .file("/ops/bad-schema.json",
+              .file(
+                  "/ops/bad-schema.json",
                   "{\"namespace\":\"a\",\"name\":\"s\",\"inputSchema\":{\"$ref\":\"#/$defs/x\"}}")
               .file("/ops/dup.json", spec("good", "first"))
-              .file("/ops/list.json",
+              .file(
+                  "/ops/list.json",
                   "[" + spec("good", "second") + ", 42, " + spec("good", "second") + "]")
               .file("/ops/empty.json", "")
               .file("/ops/blank.yaml", "  \n# only a comment\n")
@@ -384,17 +387,21 @@ class OperationScannerTest {
       ScanResult<OperationSpec> result = OperationScanner.scanOperations("/ops", fs);
       assertThat(result.found()).isEmpty();
       assertThat(problems(result).get("/ops/deep.json"))
-          .isEqualTo("not valid JSON: Document nesting depth (501) exceeds the maximum allowed (500)");
+          .isEqualTo(
+              "not valid JSON: Document nesting depth (501) exceeds the maximum allowed (500)");
       assertThat(problems(result).get("/ops/deep.yaml"))
-          .isEqualTo("not valid YAML: Document nesting depth (501) exceeds the maximum allowed (500)");
+          .isEqualTo(
+              "not valid YAML: Document nesting depth (501) exceeds the maximum allowed (500)");
     }
 
     @Test
     void aMissingDirectoryIsOneProblem() {
-      ScanResult<OperationSpec> result = OperationScanner.scanOperations("/nowhere", new MemoryFS());
+      ScanResult<OperationSpec> result =
+          OperationScanner.scanOperations("/nowhere", new MemoryFS());
       assertThat(result.found()).isEmpty();
       assertThat(result.problems())
-          .containsExactly(new ScanProblem("/nowhere", "cannot list the directory: it does not exist"));
+          .containsExactly(
+              new ScanProblem("/nowhere", "cannot list the directory: it does not exist"));
     }
 
     @Test
@@ -416,8 +423,8 @@ class OperationScannerTest {
               Duration.ofSeconds(10), () -> OperationScanner.scanOperations("/r", broken));
       assertThat(result.found()).isEmpty();
       assertThat(result.problems()).isNotEmpty();
-      assertThat(result.problems().get(0).source()).isEqualTo("/r/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d"
-          + "/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d");
+      assertThat(result.problems().get(0).source())
+          .isEqualTo("/r/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d" + "/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d");
       assertThat(result.problems().get(0).reason())
           .isEqualTo("deeper than 32 directory levels; not read");
       assertThat(result.problems())
@@ -535,12 +542,10 @@ class OperationScannerTest {
     @Test
     void aMissingDirectoryOrAFileInsteadOfADirectoryIsReported() throws IOException {
       write("file.json", spec("a", "b"));
-      assertThat(
-              OperationScanner.scanOperations(at("missing"), ScannerFS.local()).problems())
+      assertThat(OperationScanner.scanOperations(at("missing"), ScannerFS.local()).problems())
           .containsExactly(
               new ScanProblem(at("missing"), "cannot list the directory: it does not exist"));
-      assertThat(
-              OperationScanner.scanOperations(at("file.json"), ScannerFS.local()).problems())
+      assertThat(OperationScanner.scanOperations(at("file.json"), ScannerFS.local()).problems())
           .containsExactly(
               new ScanProblem(at("file.json"), "cannot list the directory: not a directory"));
     }
@@ -583,8 +588,7 @@ class OperationScannerTest {
               "operations() failed: java.lang.IllegalStateException: the provider's backend is"
                   + " down");
       assertThat(problems.get(prefix + "Repeating"))
-          .isEqualTo(
-              "duplicate operation id provided.first (first offered by " + prefix + "Good)");
+          .isEqualTo("duplicate operation id provided.first (first offered by " + prefix + "Good)");
       assertThat(problems.get(prefix + "Sloppy"))
           .isEqualTo(
               "operations() returned null at index 1 | duplicate operation id sloppy.kept (first"
