@@ -2,6 +2,7 @@ package dev.alkdev.operations;
 
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.DefaultOperationRegistry;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -44,6 +45,30 @@ public interface OperationRegistry extends AutoCloseable {
    * @throws IllegalArgumentException if the id is taken or the handler cannot serve the spec's type
    */
   void register(OperationSpec spec, Handler handler);
+
+  /**
+   * Registers a definition's spec and handler, as {@link #register(OperationSpec, Handler)} does.
+   *
+   * @throws IllegalArgumentException if the id is taken
+   */
+  default void register(OperationDefinition definition) {
+    Objects.requireNonNull(definition, "definition");
+    register(definition.spec(), definition.handler());
+  }
+
+  /**
+   * Registers each definition in turn (what {@code AnnotatedOperations.of} and {@code
+   * OperationScanner.scanProviders} return). Not atomic: if one fails, the ones registered before
+   * it stay registered and the rest are not registered; the exception names the one that failed.
+   *
+   * @throws IllegalArgumentException if an id is taken (by the registry or earlier in the list)
+   */
+  default void registerAll(Collection<OperationDefinition> definitions) {
+    Objects.requireNonNull(definitions, "definitions");
+    for (OperationDefinition definition : definitions) {
+      register(definition);
+    }
+  }
 
   /** Registers a spec whose handler comes later through {@link #registerHandler}. */
   void registerSpec(OperationSpec spec);

@@ -139,9 +139,11 @@ public final class OperationSpec {
   }
 
   /**
-   * Reads a spec from its JSON form ({@link #toJson()}; {@code id} is optional, and {@code type},
-   * {@code version}, {@code description}, schemas and access control have defaults). Unknown fields
-   * are ignored.
+   * Reads a spec from its JSON form ({@link #toJson()}). {@code namespace} and {@code name} are
+   * required, or an {@code id} alone in their place; an {@code id} given with them must agree. The
+   * rest have defaults: {@code type} QUERY (any letter case), {@code version} "1.0.0", an empty
+   * {@code description}, unknown schemas (also for {@code {}}), open access. Unknown fields are
+   * ignored.
    *
    * @throws IllegalArgumentException naming the field that is missing or wrong
    */

@@ -17,12 +17,16 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import tools.jackson.core.JacksonException;
@@ -33,31 +37,42 @@ import tools.jackson.databind.JsonNode;
  * Turns the {@link Operation}-annotated public methods of an object into operations, with schemas
  * derived from their Java types.
  *
- * <p>A method takes at most one input parameter, whose type is the operation's input (a record is
- * the usual choice; its schema comes from {@link Schema#fromType}); it may also take the {@link
- * OperationContext}, and a SUBSCRIPTION may take an {@link EmitterSubscriptionHandler.Emitter}. The
- * return type decides the handler and the output schema:
+ * <p>A method takes at most one input parameter, whose type is the operation's input: a record is
+ * the usual choice (its schema comes from {@link Schema#fromType}); a {@link JsonNode} takes the
+ * input as it is, with an unknown schema. Besides it, a method may take the call's {@link
+ * OperationContext}, and a SUBSCRIPTION may take an {@link EmitterSubscriptionHandler.Emitter}, in
+ * any order. The return type decides the handler and the output schema:
  *
  * <ul>
- *   <li>{@code T}: a blocking QUERY or MUTATION whose output schema is that of {@code T};
- *   <li>{@code CompletionStage<T>}: the same, run without blocking;
+ *   <li>{@code T}: a QUERY or MUTATION run on a handler thread (it may block); output schema of
+ *       {@code T};
+ *   <li>{@code CompletionStage<T>} (or {@code CompletableFuture<T>}): a QUERY or MUTATION called on
+ *       the caller's thread, which must not block;
  *   <li>{@code Flow.Publisher<T>}: a SUBSCRIPTION whose items have the schema of {@code T};
  *   <li>{@code void} with an {@code Emitter} parameter: a SUBSCRIPTION written as blocking code;
- *   <li>{@code void}, {@code Object}, {@code JsonNode} or a {@code ResponseEnvelope}: an unknown
- *       output schema.
+ *   <li>{@code void}, {@code Object}, {@code JsonNode}, a {@link ResponseEnvelope} or a type
+ *       variable: an unknown output schema.
  * </ul>
+ *
+ * <p>The input is converted from JSON by Jackson after it has been validated against the input
+ * schema; a value Jackson still cannot convert fails the call with INVALID_INPUT. An exception the
+ * method throws, checked or not, fails the call with EXECUTION_ERROR and that exception as its
+ * cause; a {@link CallError} passes through as it is.
  *
  * <pre>{@code
  * @Namespace("greetings")
- * class Greeter {
- *   record Hello(String name) {}
- *   record Reply(String text) {}
+ * public class Greeter {
+ *   public record Hello(String name) {}
+ *   public record Reply(String text) {}
  *
  *   @Operation(description = "Says hello")
  *   public Reply hello(Hello input) { return new Reply("Hello, " + input.name()); }
  * }
  * registry.registerAll(AnnotatedOperations.of(new Greeter()));
  * }</pre>
+ *
+ * <p>Under the module system, the package of the annotated class must be open (or exported) to
+ * {@code dev.alkdev.operations.core} unless the class and its methods are public.
  */
 public final class AnnotatedOperations {
   private AnnotatedOperations() {}
@@ -65,20 +80,36 @@ public final class AnnotatedOperations {
   /**
    * The operations of {@code target}'s annotated public methods, sorted by id.
    *
-   * @throws IllegalArgumentException if a method's signature or names do not fit, or there is no
-   *     annotated method
+   * @throws IllegalArgumentException naming the method, if a method's signature, names or types do
+   *     not fit, if two methods define the same id, or if there is no annotated method
    */
   public static List<OperationDefinition> of(Object target) {
     Objects.requireNonNull(target, "target");
     Class<?> type = target.getClass();
-    List<OperationDefinition> definitions = new ArrayList<>();
+    rejectNonPublicAnnotatedMethods(type);
     Method[] methods = type.getMethods();
-    Arrays.sort(methods, Comparator.comparing(Method::getName));
+    // Stable order, so the first of two clashing methods is always the same one.
+    Arrays.sort(methods, Comparator.comparing(Method::getName).thenComparing(Method::toString));
+    List<OperationDefinition> definitions = new ArrayList<>();
+    Map<String, String> definedBy = new HashMap<>();
     for (Method method : methods) {
       Operation annotation = method.getAnnotation(Operation.class);
-      if (annotation != null) {
-        definitions.add(define(target, method, annotation));
+      // A bridge method carries its target's annotations; the target itself is defined instead.
+      if (annotation == null || method.isBridge() || method.isSynthetic()) {
+        continue;
       }
+      OperationDefinition definition = define(target, method, annotation);
+      String clash = definedBy.putIfAbsent(definition.id(), describe(method));
+      if (clash != null) {
+        throw new IllegalArgumentException(
+            describe(method)
+                + " and "
+                + clash
+                + " both define operation "
+                + definition.id()
+                + "; give one of them another name with @Operation(name = ...)");
+      }
+      definitions.add(definition);
     }
     if (definitions.isEmpty()) {
       throw new IllegalArgumentException(
@@ -88,156 +119,251 @@ public final class AnnotatedOperations {
     return List.copyOf(definitions);
   }
 
-  private static OperationDefinition define(Object target, Method method, Operation annotation) {
-    String where = method.getDeclaringClass().getSimpleName() + "." + method.getName();
-    if (Modifier.isStatic(method.getModifiers())) {
-      throw new IllegalArgumentException(where + ": @Operation methods must not be static");
-    }
-    if (!method.trySetAccessible()) {
-      throw new IllegalArgumentException(
-          where
-              + " is not accessible: make the class public, or open its package to"
-              + " dev.alkdev.operations.core");
-    }
-    String namespace = namespaceOf(method, annotation, where);
-    String name = annotation.name().isEmpty() ? method.getName() : annotation.name();
-
-    Type[] parameters = method.getGenericParameterTypes();
-    int inputIndex = -1;
-    int contextIndex = -1;
-    int emitterIndex = -1;
-    for (int i = 0; i < parameters.length; i++) {
-      Class<?> raw = method.getParameterTypes()[i];
-      if (raw == OperationContext.class) {
-        contextIndex = i;
-      } else if (raw == EmitterSubscriptionHandler.Emitter.class) {
-        emitterIndex = i;
-      } else if (inputIndex < 0) {
-        inputIndex = i;
-      } else {
-        throw new IllegalArgumentException(
-            where
-                + " takes more than one input parameter; gather them in one record (the"
-                + " operation's input object)");
+  /** An annotated method that is not public would be skipped without a word; say so instead. */
+  private static void rejectNonPublicAnnotatedMethods(Class<?> type) {
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      for (Method method : c.getDeclaredMethods()) {
+        if (method.isAnnotationPresent(Operation.class)
+            && !Modifier.isPublic(method.getModifiers())
+            && !method.isSynthetic()) {
+          throw new IllegalArgumentException(
+              describe(method) + ": @Operation methods must be public");
+        }
       }
     }
+  }
+
+  private static OperationDefinition define(Object target, Method method, Operation annotation) {
+    String where = describe(method);
+    if (Modifier.isStatic(method.getModifiers())) {
+      throw new IllegalArgumentException(
+          where + ": @Operation methods must not be static (operations run on the object given)");
+    }
+    Parameters parameters = Parameters.of(method, where);
+    OperationType declared = annotation.type();
+    Class<?> rawReturn = method.getReturnType();
+    Type returns = method.getGenericReturnType();
+
+    String namespace = namespaceOf(target.getClass(), annotation, where);
+    String name = annotation.name().isEmpty() ? method.getName() : annotation.name();
     Invoker invoker =
         new Invoker(
-            target,
-            method,
-            where,
-            parameters.length,
-            inputIndex,
-            inputIndex < 0 ? null : Json.mapper().constructType(parameters[inputIndex]),
-            contextIndex,
-            emitterIndex);
-
-    Type returns = method.getGenericReturnType();
-    Class<?> rawReturn = method.getReturnType();
-    OperationType type = annotation.type();
+            target, method, namespace + "." + name, parameters, inputJavaType(method, parameters));
+    OperationType type;
     Handler handler;
     Type outputType;
-    if (emitterIndex >= 0) {
+    if (parameters.emitter() >= 0) {
       if (rawReturn != void.class) {
-        throw new IllegalArgumentException(where + " takes an Emitter, so it must return void");
+        throw new IllegalArgumentException(
+            where
+                + " takes an Emitter, so it must return void (it emits its items instead),"
+                + " not "
+                + returns.getTypeName());
       }
-      type = OperationType.SUBSCRIPTION;
+      type = requireStreaming(declared, where, "takes an Emitter");
       handler = Handler.emitter(invoker::runEmitter);
       outputType = null;
     } else if (Flow.Publisher.class.isAssignableFrom(rawReturn)) {
-      type = OperationType.SUBSCRIPTION;
+      type = requireStreaming(declared, where, "returns a Flow.Publisher");
       handler = Handler.publisher(invoker::subscribe);
-      outputType = typeArgument(returns);
+      outputType = typeParameter(returns, Flow.Publisher.class);
     } else if (CompletionStage.class.isAssignableFrom(rawReturn)) {
+      type = requireUnary(declared, where);
       handler = Handler.async(invoker::callAsync);
-      outputType = typeArgument(returns);
+      outputType = typeParameter(returns, CompletionStage.class);
     } else {
+      type = requireUnary(declared, where);
       handler = Handler.blocking(invoker::call);
       outputType = returns;
     }
-    boolean streams = type == OperationType.SUBSCRIPTION;
-    if (streams && annotation.type() == OperationType.MUTATION) {
-      throw new IllegalArgumentException(
-          where + " streams its results, so it cannot be a MUTATION");
-    }
-    if (!streams && annotation.type() == OperationType.SUBSCRIPTION) {
-      throw new IllegalArgumentException(
-          where
-              + " is declared a SUBSCRIPTION but neither returns a Flow.Publisher nor takes an"
-              + " Emitter");
-    }
 
-    OperationSpec spec =
-        OperationSpec.builder(namespace, name)
-            .type(type)
-            .version(annotation.version())
-            .description(annotation.description())
-            .inputSchema(inputIndex < 0 ? Schema.unknown() : schemaOf(parameters[inputIndex]))
-            .outputSchema(schemaOf(outputType))
-            .accessControl(AccessControl.requireScopes(annotation.scopes()))
-            .build();
-    return new OperationDefinition(spec, handler);
+    Schema inputSchema =
+        parameters.input() < 0
+            ? Schema.unknown()
+            : schemaOf(method.getGenericParameterTypes()[parameters.input()], where, "input");
+    Schema outputSchema = schemaOf(outputType, where, "output");
+    try {
+      OperationSpec spec =
+          OperationSpec.builder(namespace, name)
+              .type(type)
+              .version(annotation.version())
+              .description(annotation.description())
+              .inputSchema(inputSchema)
+              .outputSchema(outputSchema)
+              .accessControl(scopes(annotation.scopes()))
+              .build();
+      return new OperationDefinition(spec, handler);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+    }
   }
 
-  private static String namespaceOf(Method method, Operation annotation, String where) {
+  private static OperationType requireStreaming(OperationType declared, String where, String how) {
+    if (declared == OperationType.MUTATION) {
+      throw new IllegalArgumentException(
+          where
+              + " "
+              + how
+              + ", so it streams its results and is a SUBSCRIPTION; it cannot be declared a"
+              + " MUTATION");
+    }
+    return OperationType.SUBSCRIPTION;
+  }
+
+  private static OperationType requireUnary(OperationType declared, String where) {
+    if (declared == OperationType.SUBSCRIPTION) {
+      throw new IllegalArgumentException(
+          where
+              + " is declared a SUBSCRIPTION but does not stream: return a Flow.Publisher, or"
+              + " take an Emitter and return void");
+    }
+    return declared;
+  }
+
+  private static AccessControl scopes(String[] scopes) {
+    // Set.of would refuse a repeated scope with an unhelpful message; a repeat is harmless.
+    return new AccessControl(new java.util.LinkedHashSet<>(Arrays.asList(scopes)));
+  }
+
+  /** The {@link Operation#namespace()}, else the {@link Namespace} of the object's class. */
+  private static String namespaceOf(Class<?> type, Operation annotation, String where) {
     if (!annotation.namespace().isEmpty()) {
       return annotation.namespace();
     }
-    Namespace namespace = method.getDeclaringClass().getAnnotation(Namespace.class);
+    Namespace namespace = type.getAnnotation(Namespace.class); // @Inherited: superclasses count
     if (namespace == null) {
       throw new IllegalArgumentException(
           where
-              + " has no namespace: set @Operation(namespace = ...) or annotate the class with"
-              + " @Namespace");
+              + " has no namespace: set @Operation(namespace = ...) or annotate "
+              + type.getName()
+              + " with @Namespace");
     }
     return namespace.value();
   }
 
   /** The schema of a Java type, or unknown where the type says nothing (Object, JsonNode, ...). */
-  private static Schema schemaOf(Type type) {
+  private static Schema schemaOf(Type type, String where, String what) {
     if (type == null
         || type == void.class
         || type == Void.class
         || type == Object.class
         || type instanceof WildcardType
-        || type instanceof java.lang.reflect.TypeVariable) {
+        || type instanceof TypeVariable) {
       return Schema.unknown();
     }
     Class<?> raw = Json.mapper().constructType(type).getRawClass();
     if (JsonNode.class.isAssignableFrom(raw) || ResponseEnvelope.class.isAssignableFrom(raw)) {
       return Schema.unknown();
     }
-    return Schema.fromType(type);
+    try {
+      return Schema.fromType(type);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          where
+              + ": cannot derive the "
+              + what
+              + " schema from "
+              + type.getTypeName()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
   }
 
-  private static Type typeArgument(Type type) {
-    if (type instanceof ParameterizedType parameterized) {
-      Type argument = parameterized.getActualTypeArguments()[0];
-      return argument instanceof WildcardType wildcard ? wildcard.getUpperBounds()[0] : argument;
+  /**
+   * The {@code T} of a {@code Publisher<T>} or {@code CompletionStage<T>}, however the return type
+   * gets there ({@code CompletableFuture<T>}, {@code SubmissionPublisher<T>}, a class of one's
+   * own); {@code null} when it is unknown.
+   */
+  private static Type typeParameter(Type type, Class<?> of) {
+    if (type instanceof ParameterizedType parameterized && parameterized.getRawType() == of) {
+      return upperBound(parameterized.getActualTypeArguments()[0]);
     }
-    return null;
+    if (type instanceof ParameterizedType parameterized
+        && parameterized.getRawType() == CompletableFuture.class) {
+      return upperBound(parameterized.getActualTypeArguments()[0]);
+    }
+    JavaType[] found = Json.mapper().constructType(type).findTypeParameters(of);
+    if (found == null || found.length != 1) {
+      return null;
+    }
+    // Only a plain class is safe to hand on: a generic JavaType is no reflection Type we can pass.
+    return found[0].containedTypeCount() == 0 && found[0].getRawClass() != Object.class
+        ? found[0].getRawClass()
+        : null;
+  }
+
+  private static Type upperBound(Type type) {
+    return type instanceof WildcardType wildcard ? wildcard.getUpperBounds()[0] : type;
+  }
+
+  private static JavaType inputJavaType(Method method, Parameters parameters) {
+    return parameters.input() < 0
+        ? null
+        : Json.mapper().constructType(method.getGenericParameterTypes()[parameters.input()]);
+  }
+
+  private static String describe(Method method) {
+    Class<?> owner = method.getDeclaringClass();
+    String simple = owner.getSimpleName();
+    return (simple.isEmpty() ? owner.getName() : simple) + "." + method.getName() + "()";
+  }
+
+  /** Where a method takes its input, context and emitter; -1 for what it does not take. */
+  private record Parameters(int count, int input, int context, int emitter) {
+    static Parameters of(Method method, String where) {
+      Class<?>[] types = method.getParameterTypes();
+      int input = -1;
+      int context = -1;
+      int emitter = -1;
+      for (int i = 0; i < types.length; i++) {
+        if (types[i] == OperationContext.class) {
+          if (context >= 0) {
+            throw new IllegalArgumentException(where + " takes the OperationContext twice");
+          }
+          context = i;
+        } else if (types[i] == EmitterSubscriptionHandler.Emitter.class) {
+          if (emitter >= 0) {
+            throw new IllegalArgumentException(where + " takes an Emitter twice");
+          }
+          emitter = i;
+        } else if (input < 0) {
+          input = i;
+        } else {
+          throw new IllegalArgumentException(
+              where
+                  + " takes more than one input parameter ("
+                  + types[input].getSimpleName()
+                  + " and "
+                  + types[i].getSimpleName()
+                  + "); gather them in one record, the operation's input object");
+        }
+      }
+      return new Parameters(types.length, input, context, emitter);
+    }
   }
 
   /** Calls the method with its arguments taken from the input and the context. */
   private record Invoker(
-      Object target,
-      Method method,
-      String where,
-      int arity,
-      int inputIndex,
-      JavaType inputType,
-      int contextIndex,
-      int emitterIndex) {
+      Object target, Method method, String id, Parameters parameters, JavaType inputType) {
+    Invoker {
+      if (!method.trySetAccessible()) {
+        throw new IllegalArgumentException(
+            describe(method)
+                + " is not accessible: make its class public, or open its package to"
+                + " dev.alkdev.operations.core");
+      }
+    }
 
     Object call(JsonNode input, OperationContext context) throws Exception {
       return invoke(input, context, null);
     }
 
-    java.util.concurrent.CompletionStage<?> callAsync(JsonNode input, OperationContext context) {
+    CompletionStage<?> callAsync(JsonNode input, OperationContext context) {
       try {
         return (CompletionStage<?>) invoke(input, context, null);
       } catch (Exception e) {
-        return java.util.concurrent.CompletableFuture.failedFuture(e);
+        return CompletableFuture.failedFuture(e);
       }
     }
 
@@ -254,37 +380,64 @@ public final class AnnotatedOperations {
     private Object invoke(
         JsonNode input, OperationContext context, EmitterSubscriptionHandler.Emitter emitter)
         throws Exception {
-      Object[] args = new Object[arity];
-      if (inputIndex >= 0) {
-        try {
-          args[inputIndex] = Json.mapper().treeToValue(input, inputType);
-        } catch (JacksonException | IllegalArgumentException e) {
-          throw CallError.of(
-              ErrorCode.INVALID_INPUT,
-              "Input does not fit "
-                  + inputType.getRawClass().getSimpleName()
-                  + " of "
-                  + where
-                  + ": "
-                  + (e instanceof JacksonException j ? j.getOriginalMessage() : e.getMessage()),
-              e);
-        }
+      Object[] args = new Object[parameters.count()];
+      if (parameters.input() >= 0) {
+        args[parameters.input()] = convert(input);
       }
-      if (contextIndex >= 0) {
-        args[contextIndex] = context;
+      if (parameters.context() >= 0) {
+        args[parameters.context()] = context;
       }
-      if (emitterIndex >= 0) {
-        args[emitterIndex] = emitter;
+      if (parameters.emitter() >= 0) {
+        args[parameters.emitter()] = emitter;
       }
       try {
         return method.invoke(target, args);
       } catch (InvocationTargetException e) {
+        // The method's own exception, not the reflection wrapper, is what failed the call.
         Throwable cause = e.getCause();
         if (cause instanceof Exception exception) {
           throw exception;
         }
         throw (Error) cause;
       }
+    }
+
+    /** The input as the parameter's type; the input schema has already been checked. */
+    private Object convert(JsonNode input) {
+      Class<?> raw = inputType.getRawClass();
+      if (JsonNode.class.isAssignableFrom(raw) && raw.isInstance(input)) {
+        return input; // JsonNode parameters take the tree as it is
+      }
+      try {
+        return Json.mapper().treeToValue(input, inputType);
+      } catch (JacksonException e) {
+        throw CallError.of(
+            ErrorCode.INVALID_INPUT,
+            "Invalid input of "
+                + id
+                + pointer(e)
+                + ": it does not fit the operation's input type ("
+                + e.getOriginalMessage()
+                + ")",
+            e);
+      } catch (IllegalArgumentException e) {
+        throw CallError.of(
+            ErrorCode.INVALID_INPUT, "Invalid input of " + id + ": " + e.getMessage(), e);
+      }
+    }
+
+    private static String pointer(JacksonException e) {
+      StringBuilder pointer = new StringBuilder();
+      for (JacksonException.Reference reference : e.getPath()) {
+        if (reference.getPropertyName() != null) {
+          pointer
+              .append('/')
+              .append(reference.getPropertyName().replace("~", "~0").replace("/", "~1"));
+        } else if (reference.getIndex() >= 0) {
+          pointer.append('/').append(reference.getIndex());
+        }
+      }
+      return pointer.length() == 0 ? "" : " at " + pointer;
     }
   }
 }

@@ -23,16 +23,20 @@ public @interface Operation {
   String namespace() default "";
 
   /**
-   * QUERY or MUTATION. A method that returns a {@link java.util.concurrent.Flow.Publisher} or takes
-   * an {@link dev.alkdev.operations.EmitterSubscriptionHandler.Emitter} is a SUBSCRIPTION whatever
-   * this says.
+   * QUERY (the default) or MUTATION. A method that returns a {@link
+   * java.util.concurrent.Flow.Publisher} or takes an {@link
+   * dev.alkdev.operations.EmitterSubscriptionHandler.Emitter} streams, so it is a SUBSCRIPTION:
+   * leave the default or say SUBSCRIPTION (MUTATION is refused). A method that does not stream
+   * cannot be declared a SUBSCRIPTION.
    */
   OperationType type() default OperationType.QUERY;
 
+  /** What the operation does, for people and for agents choosing a tool. */
   String description() default "";
 
+  /** The spec's version. */
   String version() default "1.0.0";
 
-  /** Scopes a caller must hold. */
+  /** Scopes a caller must hold; none means anyone may call it. */
   String[] scopes() default {};
 }

@@ -352,8 +352,10 @@ public final class DefaultOperationRegistry implements OperationRegistry {
                     ((SubscriptionHandler) handler.function()).subscribe(in, handlerContext),
                     "handler's publisher");
       } catch (Throwable e) {
+        // The failure is judged before the signal is ended, or it would read as a cancellation.
+        CallError error = failure(spec, e, callSignal);
         end.run();
-        Subscriptions.reject(subscriber, failure(spec, e, callSignal));
+        Subscriptions.reject(subscriber, error);
         return;
       }
       new GuardedPublisher<Object, ResponseEnvelope<JsonNode>>(

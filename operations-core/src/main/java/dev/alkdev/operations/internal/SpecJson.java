@@ -39,41 +39,78 @@ public final class SpecJson {
    */
   public static OperationSpec fromJson(JsonNode json) {
     if (json == null || !json.isObject()) {
-      throw new IllegalArgumentException("a spec must be a JSON object");
-    }
-    String namespace = text(json, "namespace", null);
-    String name = text(json, "name", null);
-    if (json.has("id") && !json.get("id").asString("").equals(namespace + "." + name)) {
       throw new IllegalArgumentException(
-          "\"id\" is " + json.get("id") + " but namespace and name make " + namespace + "." + name);
+          "a spec must be a JSON object, was "
+              + (json == null
+                  ? "nothing"
+                  : json.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
+    String[] id = id(json);
     OperationSpec.Builder builder =
-        OperationSpec.builder(namespace, name)
+        OperationSpec.builder(id[0], id[1])
             .version(text(json, "version", "1.0.0"))
             .description(text(json, "description", ""))
             .type(type(json))
             .inputSchema(schema(json, "inputSchema"))
-            .outputSchema(schema(json, "outputSchema"));
-    JsonNode access = json.get("accessControl");
-    if (access != null && !access.isNull()) {
-      JsonNode scopes = access.get("requiredScopes");
-      if (!access.isObject() || (scopes != null && !scopes.isArray())) {
-        throw new IllegalArgumentException(
-            "\"accessControl\" must be {\"requiredScopes\": [\"scope\", ...]}");
-      }
-      Set<String> required = new LinkedHashSet<>();
-      if (scopes != null) {
-        for (JsonNode scope : scopes) {
-          if (!scope.isString()) {
-            throw new IllegalArgumentException(
-                "\"accessControl.requiredScopes\" must hold strings");
-          }
-          required.add(scope.asString());
-        }
-      }
-      builder.accessControl(new AccessControl(required));
-    }
+            .outputSchema(schema(json, "outputSchema"))
+            .accessControl(accessControl(json.get("accessControl")));
     return builder.build();
+  }
+
+  /**
+   * Namespace and name: from their fields, or split from {@code id} when both are absent. When both
+   * are given, an {@code id} must agree with them.
+   */
+  private static String[] id(JsonNode json) {
+    JsonNode id = json.get("id");
+    if (id != null && !id.isNull() && !id.isString()) {
+      throw new IllegalArgumentException(
+          "\"id\" must be a string, was " + id.getNodeType().toString().toLowerCase(Locale.ROOT));
+    }
+    boolean hasId = id != null && id.isString();
+    if (hasId && absent(json, "namespace") && absent(json, "name")) {
+      return OperationSpec.splitId(id.asString());
+    }
+    String namespace = text(json, "namespace", null);
+    String name = text(json, "name", null);
+    if (hasId && !id.asString().equals(namespace + "." + name)) {
+      throw new IllegalArgumentException(
+          "\"id\" is \""
+              + id.asString()
+              + "\" but namespace and name make \""
+              + namespace
+              + "."
+              + name
+              + "\"");
+    }
+    return new String[] {namespace, name};
+  }
+
+  private static boolean absent(JsonNode json, String field) {
+    JsonNode value = json.get(field);
+    return value == null || value.isNull();
+  }
+
+  private static AccessControl accessControl(JsonNode access) {
+    if (access == null || access.isNull()) {
+      return AccessControl.open();
+    }
+    JsonNode scopes = access.get("requiredScopes");
+    if (!access.isObject() || (scopes != null && !scopes.isNull() && !scopes.isArray())) {
+      throw new IllegalArgumentException(
+          "\"accessControl\" must be {\"requiredScopes\": [\"scope\", ...]}");
+    }
+    Set<String> required = new LinkedHashSet<>();
+    if (scopes != null) {
+      for (JsonNode scope : scopes) {
+        if (!scope.isString() || scope.asString().isBlank()) {
+          throw new IllegalArgumentException(
+              "\"accessControl.requiredScopes\" must hold non-blank strings, found " + scope);
+        }
+        required.add(scope.asString());
+      }
+    }
+    return new AccessControl(required);
   }
 
   private static String text(JsonNode json, String field, String fallback) {
@@ -86,7 +123,10 @@ public final class SpecJson {
     }
     if (!value.isString()) {
       throw new IllegalArgumentException(
-          "\"" + field + "\" must be a string, was " + value.getNodeType());
+          "\""
+              + field
+              + "\" must be a string, was "
+              + value.getNodeType().toString().toLowerCase(Locale.ROOT));
     }
     return value.asString();
   }
