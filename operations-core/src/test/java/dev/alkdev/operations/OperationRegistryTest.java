@@ -419,6 +419,24 @@ class OperationRegistryTest {
     }
 
     @Test
+    void blockingHandlersRunOnVirtualThreadsWhereTheJvmHasThem() throws Exception {
+      AtomicReference<Thread> ran = new AtomicReference<>();
+      registry.register(
+          spec("demo.where").build(), (in, ctx) -> ran.getAndSet(Thread.currentThread()));
+      await(registry.execute("demo.where", null));
+      boolean jvmHasVirtualThreads = Runtime.version().feature() >= 21;
+      boolean virtual;
+      try {
+        virtual = (boolean) Thread.class.getMethod("isVirtual").invoke(ran.get());
+      } catch (NoSuchMethodException e) {
+        virtual = false; // JDK 17 has no virtual threads
+      }
+      assertThat(virtual).isEqualTo(jvmHasVirtualThreads);
+      assertThat(ran.get()).isNotSameAs(Thread.currentThread());
+      assertThat(ran.get().isDaemon()).isTrue();
+    }
+
+    @Test
     void executeRefusesSubscriptions() {
       registry.register(
           spec("demo.ticks").type(OperationType.SUBSCRIPTION).build(),
