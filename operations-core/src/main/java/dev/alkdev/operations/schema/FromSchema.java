@@ -9,13 +9,13 @@ import tools.jackson.databind.JsonNode;
  * OpenAPI document's schemas) turned into {@link Schema}s: the seeds' {@code FromSchema}.
  *
  * <p>Import is lenient. A document in an older draft or in OpenAPI's dialect is rewritten into
- * draft 2020-12 ({@link #normalize}); then every construct that would not compile, or would
- * compile into something that rejects everything (an invalid {@code pattern}, a {@code $ref} to
- * nowhere, {@code "minimum": "abc"}, {@code "type": "file"}), is dropped or widened to {@code {}}
- * (accept anything), and each such change is logged at WARN under this class's logger with a JSON
- * Pointer to where it was made. Conversion never throws on a bad document: at worst the result is
- * {@link Schema#unknown()}. Hostile documents (too large or too deep for the {@link SchemaLimits})
- * become {@link Schema#unknown()} too.
+ * draft 2020-12 ({@link #normalize}); then every construct that would not compile, or would compile
+ * into something that rejects everything (an invalid {@code pattern}, a {@code $ref} to nowhere,
+ * {@code "minimum": "abc"}, {@code "type": "file"}), is dropped or widened to {@code {}} (accept
+ * anything), and each such change is logged at WARN under this class's logger with a JSON Pointer
+ * to where it was made. Conversion never throws on a bad document: at worst the result is {@link
+ * Schema#unknown()}. Hostile documents (too large or too deep for the {@link SchemaLimits}) become
+ * {@link Schema#unknown()} too.
  *
  * <pre>{@code
  * Schema input = FromSchema.convert(tool.inputSchema());                 // MCP: JSON Schema
@@ -32,8 +32,8 @@ public final class FromSchema {
   /** The language an imported schema is written in. */
   public enum Dialect {
     /**
-     * JSON Schema: draft 2020-12, or the draft its {@code $schema} names (04, 06, 07, 2019-09).
-     * MCP tool schemas are this.
+     * JSON Schema: draft 2020-12, or the draft its {@code $schema} names (04, 06, 07, 2019-09). MCP
+     * tool schemas are this.
      */
     JSON_SCHEMA,
     /**
@@ -41,7 +41,9 @@ public final class FromSchema {
      * exclusiveMaximum}, {@code example}, {@code xml}, {@code externalDocs}.
      */
     OPENAPI_3_0,
-    /** An OpenAPI 3.1 Schema Object: draft 2020-12 plus {@code example}, {@code xml} and friends. */
+    /**
+     * An OpenAPI 3.1 Schema Object: draft 2020-12 plus {@code example}, {@code xml} and friends.
+     */
     OPENAPI_3_1
   }
 
@@ -49,8 +51,8 @@ public final class FromSchema {
 
   /**
    * {@code imported} rewritten into draft 2020-12 (or left in draft-04/06/07/2019-09 when its
-   * {@code $schema} names one): OpenAPI keywords become their JSON Schema equivalents, tuple
-   * {@code items} becomes {@code prefixItems}. The argument is not changed.
+   * {@code $schema} names one): OpenAPI keywords become their JSON Schema equivalents, tuple {@code
+   * items} becomes {@code prefixItems}. The argument is not changed.
    *
    * @throws SchemaException if {@code imported} is neither a JSON object nor a boolean
    */

@@ -27,7 +27,8 @@ import tools.jackson.databind.JsonNode;
  */
 class FromSchemaSuiteTest {
   private static final Path SUITE =
-      Path.of(System.getProperty("ops.shared.dir", "../../shared"), "data", "json-schema-test-suite");
+      Path.of(
+          System.getProperty("ops.shared.dir", "../../shared"), "data", "json-schema-test-suite");
 
   static Stream<Arguments> files() throws IOException {
     List<Arguments> files = new ArrayList<>();

@@ -92,7 +92,8 @@ class FromSchemaTest {
     @Test
     void oneOfAcceptsExactlyOneBranch() {
       Schema schema =
-          convert("{\"oneOf\": [{\"type\": \"integer\"}, {\"type\": \"number\", \"minimum\": 10}]}");
+          convert(
+              "{\"oneOf\": [{\"type\": \"integer\"}, {\"type\": \"number\", \"minimum\": 10}]}");
       assertThat(valid(schema, "3")).isTrue();
       assertThat(valid(schema, "10.5")).isTrue();
       assertThat(valid(schema, "12")).isFalse(); // matches both
@@ -244,8 +245,7 @@ class FromSchemaTest {
     void nullableFalseIsDropped() {
       JsonNode normalized = normalize30("{\"type\": \"string\", \"nullable\": false}");
       assertThat(normalized.has("nullable")).isFalse();
-      assertThat(valid(convert30("{\"type\": \"string\", \"nullable\": false}"), "null"))
-          .isFalse();
+      assertThat(valid(convert30("{\"type\": \"string\", \"nullable\": false}"), "null")).isFalse();
     }
 
     @Test
@@ -355,7 +355,8 @@ class FromSchemaTest {
                                                  "items": {"type": "string", "nullable": true,
                                                            "example": "t"}}}}}
               """);
-      assertThat(normalized.at("/items/properties/tags/type")).isEqualTo(json("[\"array\", \"null\"]"));
+      assertThat(normalized.at("/items/properties/tags/type"))
+          .isEqualTo(json("[\"array\", \"null\"]"));
       assertThat(normalized.at("/items/properties/tags/items/type"))
           .isEqualTo(json("[\"string\", \"null\"]"));
       assertThat(normalized.at("/items/properties/tags/items/examples/0").asString())
@@ -522,8 +523,10 @@ class FromSchemaTest {
           {"$schema": "http://json-schema.org/draft-04/schema#",
            "type": "number", "minimum": 5, "exclusiveMinimum": true}
           """;
-      assertThat(FromSchema.normalize(json(schema), Dialect.JSON_SCHEMA).get("exclusiveMinimum")
-              .isBoolean())
+      assertThat(
+              FromSchema.normalize(json(schema), Dialect.JSON_SCHEMA)
+                  .get("exclusiveMinimum")
+                  .isBoolean())
           .isTrue();
       Schema converted = FromSchema.convert(json(schema));
       assertThat(valid(converted, "5")).isFalse();
@@ -725,14 +728,16 @@ class FromSchemaTest {
     @Test
     void unresolvableDynamicRefIsDropped() {
       // networknt resolves $dynamicRef lazily and would throw while validating.
-      Schema schema = convert("{\"type\": \"object\", \"properties\": {\"a\": {\"$dynamicRef\": \"#nope\"}}}");
+      Schema schema =
+          convert("{\"type\": \"object\", \"properties\": {\"a\": {\"$dynamicRef\": \"#nope\"}}}");
       assertThat(valid(schema, "{\"a\": 1}")).isTrue();
       assertThat(warnings()).anyMatch(w -> w.contains("#/properties/a/$dynamicRef"));
     }
 
     @Test
     void theRootItselfCanBeDegraded() {
-      Schema schema = convert("{\"$ref\": \"#/nowhere\", \"$defs\": {\"a\": {\"type\": \"string\"}}}");
+      Schema schema =
+          convert("{\"$ref\": \"#/nowhere\", \"$defs\": {\"a\": {\"type\": \"string\"}}}");
       assertThat(valid(schema, "1")).isTrue();
       assertThat(schema.json().has("$defs")).isTrue();
     }
@@ -757,7 +762,10 @@ class FromSchemaTest {
     void documentOverTheSizeLimitIsUnknown() {
       ObjectNode properties = Json.nodes().objectNode();
       for (int i = 0; i < 2_000; i++) {
-        properties.putObject("property" + i).put("type", "string").put("description", "x".repeat(50));
+        properties
+            .putObject("property" + i)
+            .put("type", "string")
+            .put("description", "x".repeat(50));
       }
       ObjectNode root = Json.nodes().objectNode();
       root.set("properties", properties);

@@ -58,7 +58,12 @@ class JavaTypeSchemaTest {
 
   /** A declaration annotation named like the usual ones: matched by simple name. */
   @Retention(RetentionPolicy.RUNTIME)
-  @Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.RECORD_COMPONENT})
+  @Target({
+    ElementType.FIELD,
+    ElementType.METHOD,
+    ElementType.PARAMETER,
+    ElementType.RECORD_COMPONENT
+  })
   public @interface Nullable {}
 
   public record BadDefault(@JsonProperty(defaultValue = "many") int count) {}
@@ -66,8 +71,10 @@ class JavaTypeSchemaTest {
   public static class Bean {
     private String name;
     private int count;
+
     @JsonProperty(required = true)
     private String code;
+
     private String unseen; // private, no getter: Jackson never writes it
 
     public String getName() {
@@ -255,8 +262,7 @@ class JavaTypeSchemaTest {
     JsonNode json = JavaTypeSchemas.generate(Annotated.class);
 
     assertThat(propertyNames(json))
-        .containsExactly(
-            "id", "hint", "retries", "mode", "typeUseNullable", "declarationNullable")
+        .containsExactly("id", "hint", "retries", "mode", "typeUseNullable", "declarationNullable")
         .doesNotContain("secret");
     assertThat(required(json)).containsExactly("id");
     assertThat(json.at("/properties/retries/default").isInt()).isTrue();
@@ -321,7 +327,8 @@ class JavaTypeSchemaTest {
     JsonNode json = JavaTypeSchemas.generate(Palette.class);
 
     assertThat(json.at("/properties/color"))
-        .isEqualTo(Json.mapper().readTree("{\"type\": \"string\", \"enum\": [\"RED\", \"light-green\"]}"));
+        .isEqualTo(
+            Json.mapper().readTree("{\"type\": \"string\", \"enum\": [\"RED\", \"light-green\"]}"));
     assertThat(json.at("/properties/level/enum"))
         .isEqualTo(Json.mapper().readTree("[\"low\", \"high\"]"));
     assertThat(json.at("/properties/priority"))
@@ -337,10 +344,13 @@ class JavaTypeSchemaTest {
         }
       }
     }
-    assertThat(schema.validate(write(new Palette(Color.RED, Level.LOW, Priority.P1, Optional.empty()))))
+    assertThat(
+            schema.validate(
+                write(new Palette(Color.RED, Level.LOW, Priority.P1, Optional.empty()))))
         .isEmpty();
-    assertThat(schema.isValid(object(
-            "{\"color\": \"LIGHT_GREEN\", \"level\": \"low\", \"priority\": 1}")))
+    assertThat(
+            schema.isValid(
+                object("{\"color\": \"LIGHT_GREEN\", \"level\": \"low\", \"priority\": 1}")))
         .isFalse();
     assertThat(schema.isValid(object("{\"color\": \"RED\", \"level\": \"LOW\", \"priority\": 1}")))
         .isFalse();
@@ -369,7 +379,8 @@ class JavaTypeSchemaTest {
 
     Schema schema = Schema.fromType(Person.class);
     Person ada =
-        new Person("Ada", new Address("1 Main St", "London"), List.of(new Address("2 Side", "Bath")));
+        new Person(
+            "Ada", new Address("1 Main St", "London"), List.of(new Address("2 Side", "Bath")));
     assertThat(schema.validate(write(ada))).isEmpty();
 
     ObjectNode broken = (ObjectNode) write(ada);
@@ -548,7 +559,8 @@ class JavaTypeSchemaTest {
   @Test
   void valueTypesAndJsonNodesFollowJackson() {
     JsonNode json = JavaTypeSchemas.generate(Contact.class);
-    assertThat(json.at("/properties/email")).isEqualTo(Json.mapper().readTree("{\"type\": \"string\"}"));
+    assertThat(json.at("/properties/email"))
+        .isEqualTo(Json.mapper().readTree("{\"type\": \"string\"}"));
     assertThat(json.at("/properties/extra")).isEqualTo(Json.mapper().readTree("{}"));
 
     Schema schema = Schema.fromType(Contact.class);
@@ -592,7 +604,9 @@ class JavaTypeSchemaTest {
     Schema schema = Schema.fromType(Tree.class);
     Tree tree = new Tree("t", new Node("r", List.of(new Node("c", List.of()))));
     assertThat(schema.validate(write(tree))).isEmpty();
-    assertThat(schema.isValid(object("{\"title\": \"t\", \"root\": {\"name\": \"r\", \"children\": [{}]}}")))
+    assertThat(
+            schema.isValid(
+                object("{\"title\": \"t\", \"root\": {\"name\": \"r\", \"children\": [{}]}}")))
         .isFalse();
   }
 

@@ -25,8 +25,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Which properties of a Java type are required, which accept {@code null}, and what their
- * defaults are. The rule, documented in docs/schema-import.md:
+ * Which properties of a Java type are required, which accept {@code null}, and what their defaults
+ * are. The rule, documented in docs/schema-import.md:
  *
  * <ul>
  *   <li>{@code @JsonProperty(required = true)} or {@code isRequired = TRUE}: required; {@code
@@ -36,8 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code Optional}, {@code OptionalInt}/{@code Long}/{@code Double}, and anything annotated
  *       with an annotation named {@code Nullable} (any package, declaration or type-use) is
  *       optional.
- *   <li>Otherwise a record component is required (a record is constructed from all of them), and
- *       a bean property is required only when it is primitive (Jackson always writes it).
+ *   <li>Otherwise a record component is required (a record is constructed from all of them), and a
+ *       bean property is required only when it is primitive (Jackson always writes it).
  *   <li>Getter-only properties (no field) are optional: they are written, never read.
  *   <li>An optional property of a reference type also accepts {@code null}, because that is how
  *       Jackson writes an absent value.

@@ -27,8 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The configured victools generator. Fields are the properties, as Jackson sees them (the Jackson
  * module drops what Jackson ignores and applies {@code @JsonProperty} names); getters without a
- * field are added when Jackson writes them; properties keep declaration order unless {@code
- * @JsonPropertyOrder} says otherwise, as Jackson writes them.
+ * field are added when Jackson writes them; properties keep declaration order unless
+ * {@code @JsonPropertyOrder} says otherwise, as Jackson writes them.
  *
  * <p>Not thread-safe by itself (the generator's configuration keeps per-run state), so {@link
  * #generate} is synchronized; callers cache its results.
@@ -37,6 +37,7 @@ final class TypeSchemaGenerator {
   private final JsonMapper mapper;
   private final SchemaGenerator inline;
   private final SchemaGenerator rootInDefs;
+
   /** Jackson's view of each class, for the duration of one {@link #generate} call. */
   private final Map<Class<?>, BeanDescription> descriptions = new HashMap<>();
 
@@ -104,8 +105,8 @@ final class TypeSchemaGenerator {
 
   /**
    * The Jackson property that {@code method} is the getter of, when that property has no field
-   * (fields are described already): {@code isActive()} or {@code getFullName()} computed from
-   * other state.
+   * (fields are described already): {@code isActive()} or {@code getFullName()} computed from other
+   * state.
    */
   private Optional<BeanPropertyDefinition> getterOnlyProperty(MethodScope scope) {
     if (scope.isFakeContainerItemScope()) {

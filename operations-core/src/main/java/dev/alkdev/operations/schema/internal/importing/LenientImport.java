@@ -26,6 +26,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class LenientImport {
   private static final Logger LOG = LoggerFactory.getLogger(FromSchema.class);
+
   /** Enough for every failure the sanitizer could miss; each retry compiles the whole document. */
   private static final int MAX_RETRIES = 16;
 
@@ -35,7 +36,8 @@ public final class LenientImport {
 
   private LenientImport() {}
 
-  public static Schema convert(JsonNode imported, FromSchema.Dialect dialect, SchemaOptions options) {
+  public static Schema convert(
+      JsonNode imported, FromSchema.Dialect dialect, SchemaOptions options) {
     Objects.requireNonNull(imported, "imported");
     Objects.requireNonNull(dialect, "dialect");
     Objects.requireNonNull(options, "options");
@@ -62,8 +64,7 @@ public final class LenientImport {
     }
     Notes notes = new Notes();
     try {
-      JsonNode document =
-          SchemaNormalizer.normalize(imported, dialect, options.defaultDialect());
+      JsonNode document = SchemaNormalizer.normalize(imported, dialect, options.defaultDialect());
       // A holder, so that the root can be replaced like any other subschema.
       ArrayNode holder = Json.nodes().arrayNode().add(document);
       holder.set(0, SchemaSanitizer.sanitize(document, options, notes));
@@ -75,7 +76,8 @@ public final class LenientImport {
         } catch (SchemaException e) {
           if (attempt == MAX_RETRIES || !degradeWhatFailed(holder, e, notes)) {
             report(notes);
-            LOG.warn("Imported schema does not compile ({}); using Schema.unknown()", e.getMessage());
+            LOG.warn(
+                "Imported schema does not compile ({}); using Schema.unknown()", e.getMessage());
             return Schema.unknown();
           }
         }
@@ -156,7 +158,8 @@ public final class LenientImport {
         JsonNode ref = node.get("$ref");
         if (ref != null && ref.isString() && refersTo(ref.stringValue(), target)) {
           SchemaSanitizer.degradeInPlace((ObjectNode) node);
-          notes.add(pointer, "$ref " + ref + " cannot be resolved; the subschema accepts any value");
+          notes.add(
+              pointer, "$ref " + ref + " cannot be resolved; the subschema accepts any value");
           changed = true;
         }
         for (Map.Entry<String, JsonNode> member : node.properties()) {

@@ -41,14 +41,7 @@ final class SchemaKeywords {
 
   /** Annotations that describe the value as a whole; {@code nullable} wrapping lifts them out. */
   static final Set<String> OUTER_ANNOTATIONS =
-      Set.of(
-          "title",
-          "description",
-          "default",
-          "examples",
-          "deprecated",
-          "readOnly",
-          "writeOnly");
+      Set.of("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly");
 
   /** The {@code type} names JSON Schema knows. */
   static final Set<String> TYPES =
@@ -73,7 +66,7 @@ final class SchemaKeywords {
       String keyword = member.getKey();
       JsonNode value = member.getValue();
       String at = pointer + "/" + escape(keyword);
-      if (SINGLE.contains(keyword) || keyword.equals("items") && !value.isArray()) {
+      if (SINGLE.contains(keyword) || (keyword.equals("items") && !value.isArray())) {
         if (isSchema(value)) {
           schema.set(keyword, rewriter.rewrite(value, at));
         }
@@ -92,7 +85,8 @@ final class SchemaKeywords {
           for (Map.Entry<String, JsonNode> entry : new ArrayList<>(map.properties())) {
             if (isSchema(entry.getValue())) {
               map.set(
-                  entry.getKey(), rewriter.rewrite(entry.getValue(), at + "/" + escape(entry.getKey())));
+                  entry.getKey(),
+                  rewriter.rewrite(entry.getValue(), at + "/" + escape(entry.getKey())));
             }
           }
         }

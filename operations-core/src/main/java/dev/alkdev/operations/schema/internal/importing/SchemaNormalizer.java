@@ -15,8 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Rewrites an imported schema into the draft it will be compiled as: OpenAPI 3.0's {@code
  * nullable}, boolean exclusive bounds and {@code example}; tuple {@code items} and {@code
- * dependencies} of older drafts into their 2020-12 keywords. It changes no meaning it can keep,
- * and reports nothing: what cannot be kept is the sanitizer's job.
+ * dependencies} of older drafts into their 2020-12 keywords. It changes no meaning it can keep, and
+ * reports nothing: what cannot be kept is the sanitizer's job.
  */
 public final class SchemaNormalizer {
   /** Kept on the outside when {@code nullable} wraps a schema: they are not constraints. */
@@ -52,7 +52,9 @@ public final class SchemaNormalizer {
     Draft draft = Draft.of(defaultDialect);
     JsonNode declared = root.get("$schema");
     Optional<Draft> known =
-        declared != null && declared.isString() ? Draft.of(declared.stringValue()) : Optional.empty();
+        declared != null && declared.isString()
+            ? Draft.of(declared.stringValue())
+            : Optional.empty();
     switch (dialect) {
       case OPENAPI_3_0 -> {
         // A 3.0 Schema Object is its own dialect; what comes out is 2020-12.
@@ -141,7 +143,9 @@ public final class SchemaNormalizer {
     }
   }
 
-  /** Array-form {@code items} is 2020-12's {@code prefixItems}; {@code additionalItems} its items. */
+  /**
+   * Array-form {@code items} is 2020-12's {@code prefixItems}; {@code additionalItems} its items.
+   */
   private static void tupleItems(ObjectNode schema) {
     JsonNode items = schema.get("items");
     if (items == null || !items.isArray() || schema.has("prefixItems")) {
@@ -155,7 +159,10 @@ public final class SchemaNormalizer {
     }
   }
 
-  /** Draft-07 {@code dependencies} is 2019-09's {@code dependentRequired} plus {@code dependentSchemas}. */
+  /**
+   * Draft-07 {@code dependencies} is 2019-09's {@code dependentRequired} plus {@code
+   * dependentSchemas}.
+   */
   private static void splitDependencies(ObjectNode schema) {
     JsonNode dependencies = schema.get("dependencies");
     if (dependencies == null || !dependencies.isObject()) {
@@ -165,9 +172,10 @@ public final class SchemaNormalizer {
     for (Map.Entry<String, JsonNode> entry : dependencies.properties()) {
       String keyword = entry.getValue().isArray() ? "dependentRequired" : "dependentSchemas";
       JsonNode existing = schema.get(keyword);
-      ObjectNode target = existing != null && existing.isObject()
-          ? (ObjectNode) existing
-          : schema.putObject(keyword);
+      ObjectNode target =
+          existing != null && existing.isObject()
+              ? (ObjectNode) existing
+              : schema.putObject(keyword);
       if (!target.has(entry.getKey())) {
         target.set(entry.getKey(), entry.getValue());
       }

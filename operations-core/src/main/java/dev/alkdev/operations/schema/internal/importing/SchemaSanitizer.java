@@ -45,6 +45,7 @@ final class SchemaSanitizer {
           "minProperties",
           "maxContains",
           "minContains");
+
   /** Keywords kept when a subschema is degraded: none constrains a value. */
   private static final Set<String> KEPT_WHEN_DEGRADED =
       Set.of(
@@ -64,6 +65,7 @@ final class SchemaSanitizer {
   private final Set<String> ids = new HashSet<>();
   private final Set<String> anchors = new HashSet<>();
   private final Set<String> dynamicAnchors = new HashSet<>();
+
   /**
    * The base of a document without an absolute {@code $id}: any hierarchical URI will do, as long
    * as identifiers and references are resolved against the same one.
@@ -216,10 +218,15 @@ final class SchemaSanitizer {
     }
     for (String keyword : List.of("exclusiveMinimum", "exclusiveMaximum")) {
       JsonNode value = schema.get(keyword);
-      boolean fits = draft.hasBooleanExclusiveBounds() ? value != null && value.isBoolean()
-          : value != null && value.isNumber();
+      boolean fits =
+          draft.hasBooleanExclusiveBounds()
+              ? value != null && value.isBoolean()
+              : value != null && value.isNumber();
       if (value != null && !fits) {
-        drop(schema, pointer, keyword,
+        drop(
+            schema,
+            pointer,
+            keyword,
             draft.hasBooleanExclusiveBounds() ? "is not a boolean" : "is not a number");
       }
     }
@@ -506,7 +513,9 @@ final class SchemaSanitizer {
     return options.prefixMappings().keySet().stream().anyMatch(uri::startsWith);
   }
 
-  /** A {@code $dynamicRef} to a plain name needs a dynamic anchor; otherwise it is a {@code $ref}. */
+  /**
+   * A {@code $dynamicRef} to a plain name needs a dynamic anchor; otherwise it is a {@code $ref}.
+   */
   private boolean dynamicRefResolves(JsonNode ref, JsonNode resource, URI base) {
     if (!ref.isString()) {
       return false;
