@@ -735,6 +735,40 @@ class FromSchemaTest {
     }
 
     @Test
+    void whatOnlyTheCompilerRefusesIsDegradedAndRetried() {
+      // The reference names an embedded resource, so the sanitizer lets it through; only the
+      // compiler finds that the pointer inside it leads nowhere.
+      Schema schema =
+          convert(
+              """
+              {"$id": "http://a.example/root.json", "type": "object",
+               "properties": {"p": {"$ref": "other.json#/nope"}, "q": {"type": "integer"}},
+               "$defs": {"b": {"$id": "other.json", "type": "string"}}}
+              """);
+      assertThat(schema.isUnknown()).isFalse();
+      assertThat(schema.json().at("/properties/p")).isEqualTo(json("{}"));
+      assertThat(valid(schema, "{\"p\": 1, \"q\": 2}")).isTrue();
+      assertThat(valid(schema, "{\"q\": \"x\"}")).isFalse();
+      assertThat(warnings())
+          .anyMatch(w -> w.contains("#/properties/p") && w.contains("other.json"));
+    }
+
+    @Test
+    void aDocumentTheCompilerCannotLoadLeavesUnknown() {
+      SchemaOptions mapped =
+          SchemaOptions.builder()
+              .mapPrefix("http://localhost:1234/", "file:/nonexistent-folder-for-tests/")
+              .build();
+      Schema schema =
+          FromSchema.convert(
+              json("{\"properties\": {\"p\": {\"$ref\": \"http://localhost:1234/x.json\"}}}"),
+              Dialect.JSON_SCHEMA,
+              mapped);
+      assertThat(schema.isUnknown()).isTrue();
+      assertThat(warnings()).anyMatch(w -> w.contains("does not compile"));
+    }
+
+    @Test
     void theRootItselfCanBeDegraded() {
       Schema schema =
           convert("{\"$ref\": \"#/nowhere\", \"$defs\": {\"a\": {\"type\": \"string\"}}}");

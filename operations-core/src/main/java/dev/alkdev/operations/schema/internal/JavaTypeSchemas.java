@@ -22,7 +22,6 @@ import tools.jackson.databind.node.ObjectNode;
  * weakly: a cached schema never keeps a class, or the class loader that defined it, alive.
  */
 public final class JavaTypeSchemas {
-  private static final TypeSchemaGenerator GENERATOR = new TypeSchemaGenerator(Json.mapper());
   private static final Map<Type, JsonNode> CACHE = new WeakHashMap<>();
 
   private JavaTypeSchemas() {}
@@ -51,7 +50,7 @@ public final class JavaTypeSchemas {
 
   private static ObjectNode generateUncached(Type type) {
     try {
-      return GENERATOR.generate(type);
+      return TypeSchemaGenerator.generate(Json.mapper(), type);
     } catch (SchemaException e) {
       throw e;
     } catch (RuntimeException e) {

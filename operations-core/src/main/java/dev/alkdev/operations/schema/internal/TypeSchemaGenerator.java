@@ -30,21 +30,18 @@ import tools.jackson.databind.node.ObjectNode;
  * field are added when Jackson writes them; properties keep declaration order unless
  * {@code @JsonPropertyOrder} says otherwise, as Jackson writes them.
  *
- * <p>Not thread-safe by itself (the generator's configuration keeps per-run state), so {@link
- * #generate} is synchronized; callers cache its results.
+ * <p>One instance serves one generation and is then dropped: the generator's configuration keeps
+ * per-run state and caches keyed by class (which would pin class loaders if kept), and building it
+ * costs a fraction of a millisecond against several for a generation.
  */
 final class TypeSchemaGenerator {
   private final JsonMapper mapper;
-  private final SchemaGenerator inline;
-  private final SchemaGenerator rootInDefs;
 
-  /** Jackson's view of each class, for the duration of one {@link #generate} call. */
+  /** Jackson's view of each class, for this generation. */
   private final Map<Class<?>, BeanDescription> descriptions = new HashMap<>();
 
-  TypeSchemaGenerator(JsonMapper mapper) {
+  private TypeSchemaGenerator(JsonMapper mapper) {
     this.mapper = mapper;
-    this.inline = new SchemaGenerator(configure(false).build());
-    this.rootInDefs = new SchemaGenerator(configure(true).build());
   }
 
   /**
@@ -52,18 +49,19 @@ final class TypeSchemaGenerator {
    * its own definition under {@code $defs}, so no reference points at the document root: a root
    * reference breaks as soon as the schema is embedded in another document.
    */
-  synchronized ObjectNode generate(Type type) {
-    try {
-      ObjectNode schema = inline.generateSchema(type);
-      if (refersToRoot(schema)) {
-        schema = rootInDefs.generateSchema(type);
-      }
-      // The generator stores defaults as POJO nodes; a round trip through text makes the document
-      // plain JSON that every reader (and equals) understands.
-      return (ObjectNode) mapper.readTree(mapper.writeValueAsString(schema));
-    } finally {
-      descriptions.clear();
+  static ObjectNode generate(JsonMapper mapper, Type type) {
+    TypeSchemaGenerator generator = new TypeSchemaGenerator(mapper);
+    ObjectNode schema = generator.generator(false).generateSchema(type);
+    if (refersToRoot(schema)) {
+      schema = generator.generator(true).generateSchema(type);
     }
+    // The generator stores defaults as POJO nodes; a round trip through text makes the document
+    // plain JSON that every reader (and equals) understands.
+    return (ObjectNode) mapper.readTree(mapper.writeValueAsString(schema));
+  }
+
+  private SchemaGenerator generator(boolean rootInDefs) {
+    return new SchemaGenerator(configure(rootInDefs).build());
   }
 
   private SchemaGeneratorConfigBuilder configure(boolean rootInDefs) {
