@@ -8,6 +8,7 @@ module dev.alkdev.operations.core {
   requires com.networknt.schema;
   requires com.github.victools.jsonschema.generator;
   requires com.github.victools.jsonschema.module.jackson;
+  requires com.fasterxml.classmate;
   requires org.slf4j;
 
   exports dev.alkdev.operations;
