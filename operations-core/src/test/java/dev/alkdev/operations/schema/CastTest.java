@@ -287,6 +287,35 @@ class CastTest {
   }
 
   @Test
+  void valuesUnderAReferenceToAnotherDocumentAreKept() {
+    // the validator knows the 2020-12 meta-schema; the cast plan covers this document only
+    Schema schema =
+        Schema.fromJson(
+            "{\"properties\": {\"s\": {\"$ref\": \"https://json-schema.org/draft/2020-12/schema\"},"
+                + " \"b\": {\"type\": \"integer\"}}}");
+    JsonNode result = schema.cast(json("{\"s\": {\"type\": 5, \"x\": 1}, \"b\": \"2\", \"c\": 3}"));
+    assertThat(result).isEqualTo(json("{\"s\": {\"type\": 5, \"x\": 1}, \"b\": 2}"));
+    assertThat(schema.validate(result)).isNotEmpty().allMatch(e -> e.instancePath().startsWith("/s"));
+  }
+
+  @Test
+  void partsDeeperThanTheEvaluationDepthAreKept() {
+    SchemaOptions options =
+        SchemaOptions.builder()
+            .limits(SchemaLimits.defaults().withMaxEvaluationDepth(2))
+            .build();
+    Schema schema =
+        Schema.fromJson(
+            "{\"properties\": {\"n\": {\"type\": \"integer\"}, \"next\": {\"$ref\": \"#\"}}}",
+            options);
+    JsonNode input =
+        json("{\"n\": \"0\", \"next\": {\"n\": \"1\", \"next\": {\"n\": \"2\", \"x\": 0}}}");
+    // depth 0 is the value, 2 the innermost object (still cast), 3 its members (kept as they are)
+    assertThat(schema.cast(input))
+        .isEqualTo(json("{\"n\": 0, \"next\": {\"n\": 1, \"next\": {\"n\": \"2\"}}}"));
+  }
+
+  @Test
   void catastrophicPatternDoesNotHang() {
     Schema schema =
         Schema.fromJson(

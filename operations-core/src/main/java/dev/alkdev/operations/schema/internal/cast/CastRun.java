@@ -32,9 +32,14 @@ final class CastRun {
 
   /** How a property or an item is treated. */
   private enum Verdict {
+    /** Left out of the result. */
     DROP,
+    /** Kept as it is. */
     KEEP,
-    CAST
+    /** Kept, cast against the applicable schemas. */
+    CAST,
+    /** For items: this one and all after it are left out (a {@code false} item schema). */
+    TRUNCATE
   }
 
   private final int maxDepth;
@@ -609,19 +614,28 @@ final class CastRun {
       return Verdict.KEEP; // a pattern that could not be evaluated: leave the value alone
     }
     if (!declared && !allowed) {
+      // unevaluatedProperties: one that takes the property (true or a schema, typically in a
+      // chosen branch) evaluates it for all the others, so it outranks one that is false.
+      boolean evaluated = false;
+      boolean forbidden = false;
       for (int i = 0; i < shape.size(); i++) {
         Plan rest = shape.get(i).unevaluatedProperties;
-        if (rest != null) {
-          if (rest.alwaysFalse) {
-            return Verdict.DROP;
-          }
+        if (rest == null) {
+          continue;
+        }
+        if (rest.alwaysFalse) {
+          forbidden = true;
+        } else {
+          evaluated = true;
           if (!rest.alwaysTrue) {
             applicable.add(rest);
           }
-          return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
         }
       }
-      return freeForm ? Verdict.KEEP : Verdict.DROP;
+      if (evaluated) {
+        return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
+      }
+      return forbidden || !freeForm ? Verdict.DROP : Verdict.KEEP;
     }
     return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
   }
@@ -658,13 +672,15 @@ final class CastRun {
     for (int i = 0; i < size; i++) {
       JsonNode item = array.get(i);
       applicable.clear();
-      Verdict verdict = itemVerdict(i, shape, applicable);
-      if (verdict == Verdict.DROP) {
-        // an item schema of false: no item may stand here or after
+      Verdict verdict = itemVerdict(i, item, shape, applicable, depth);
+      if (verdict == Verdict.TRUNCATE || verdict == Verdict.DROP) {
         if (out == null) {
           out = copyItems(array, i);
         }
-        truncated = true;
+        if (verdict == Verdict.DROP) {
+          continue;
+        }
+        truncated = true; // an item schema of false: no item may stand here or after
         break;
       }
       JsonNode result = verdict == Verdict.KEEP ? item : castAll(item, applicable, depth + 1);
@@ -685,7 +701,7 @@ final class CastRun {
           if (prefix != null && i < prefix.length) {
             applicable.add(prefix[i]);
             if (fallback == null) {
-              fallback = prefix[i].effectiveDefault;
+              fallback = prefix[i].usableDefault;
             }
           }
         }
@@ -701,45 +717,67 @@ final class CastRun {
     return out == null ? array : out;
   }
 
-  /** Which schemas item {@code index} is cast against; DROP for a {@code false} item schema. */
-  private static Verdict itemVerdict(int index, List<Plan> shape, List<Plan> applicable) {
+  /**
+   * Which schemas item {@code index} is cast against: TRUNCATE at a {@code false} item schema,
+   * DROP for {@code unevaluatedItems: false} when nothing (not even {@code contains}) evaluates
+   * the item.
+   */
+  private Verdict itemVerdict(
+      int index, JsonNode item, List<Plan> shape, List<Plan> applicable, int depth) {
     boolean covered = false;
     for (int i = 0; i < shape.size(); i++) {
       Plan plan = shape.get(i);
       if (!plan.arrayKeywords) {
         continue;
       }
-      Plan item = null;
+      Plan itemPlan = null;
       if (plan.prefixItems != null && index < plan.prefixItems.length) {
-        item = plan.prefixItems[index];
+        itemPlan = plan.prefixItems[index];
       } else if (plan.items != null) {
-        item = plan.items;
+        itemPlan = plan.items;
       }
-      if (item != null) {
+      if (itemPlan != null) {
         covered = true;
-        if (item.alwaysFalse) {
-          return Verdict.DROP;
+        if (itemPlan.alwaysFalse) {
+          return Verdict.TRUNCATE;
         }
-        if (!item.alwaysTrue) {
-          applicable.add(item);
-        }
-      }
-    }
-    if (!covered) {
-      for (int i = 0; i < shape.size(); i++) {
-        Plan rest = shape.get(i).unevaluatedItems;
-        if (rest != null) {
-          if (rest.alwaysFalse) {
-            return Verdict.DROP;
-          }
-          if (!rest.alwaysTrue) {
-            applicable.add(rest);
-          }
-          break;
+        if (!itemPlan.alwaysTrue) {
+          applicable.add(itemPlan);
         }
       }
     }
-    return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
+    if (covered) {
+      return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
+    }
+    boolean evaluated = false;
+    boolean forbidden = false;
+    for (int i = 0; i < shape.size(); i++) {
+      Plan rest = shape.get(i).unevaluatedItems;
+      if (rest == null) {
+        continue;
+      }
+      if (rest.alwaysFalse) {
+        forbidden = true;
+      } else {
+        evaluated = true;
+        if (!rest.alwaysTrue) {
+          applicable.add(rest);
+        }
+      }
+    }
+    if (evaluated) {
+      return applicable.isEmpty() ? Verdict.KEEP : Verdict.CAST;
+    }
+    if (!forbidden) {
+      return Verdict.KEEP;
+    }
+    for (int i = 0; i < shape.size(); i++) {
+      Plan contains = shape.get(i).contains;
+      if (contains != null && checker().valid(item, contains, depth + 1)) {
+        return Verdict.KEEP; // evaluated by contains
+      }
+    }
+    return Verdict.DROP;
   }
 
   private static ArrayNode copyItems(JsonNode array, int count) {

@@ -28,7 +28,7 @@ public final class Caster {
 
   /** Compiles the cast plan of a schema document (the root of its own {@code $ref}s). */
   public static Caster compile(JsonNode document, SchemaLimits limits) {
-    return new Caster(PlanCompiler.compile(document, limits.regexTimeout().toNanos()), limits);
+    return new Caster(PlanCompiler.compile(document, limits), limits);
   }
 
   /** Casts {@code value}; never modifies it and never throws on data. */

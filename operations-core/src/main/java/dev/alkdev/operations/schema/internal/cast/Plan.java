@@ -147,6 +147,9 @@ final class Plan {
   /** The default of this schema, or of the schema its {@code $ref} chain leads to. */
   JsonNode effectiveDefault;
 
+  /** {@link #effectiveDefault} when it validates against this schema (once cast), else null. */
+  JsonNode usableDefault;
+
   /** This plan's own properties that have a default, in declaration order. */
   PropertyDefault[] propertyDefaults;
 

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.schema.internal.cast;
 
+import dev.alkdev.operations.schema.SchemaLimits;
 import dev.alkdev.operations.schema.internal.cast.Plan.ConstProperty;
 import dev.alkdev.operations.schema.internal.cast.Plan.PatternPlan;
 import dev.alkdev.operations.schema.internal.cast.Plan.PropertyDefault;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,6 +36,7 @@ final class PlanCompiler {
   private static final int MAX_DEFAULT_HOPS = 64;
 
   private final SchemaIndex index;
+  private final SchemaLimits limits;
   private final long regexTimeoutNanos;
   private final Map<JsonNode, Plan> plans = new IdentityHashMap<>();
   private final Deque<Pending> pending = new ArrayDeque<>();
@@ -43,14 +46,15 @@ final class PlanCompiler {
 
   private record Pending(Plan plan, JsonNode node, URI base) {}
 
-  private PlanCompiler(JsonNode document, long regexTimeoutNanos) {
+  private PlanCompiler(JsonNode document, SchemaLimits limits) {
     this.index = SchemaIndex.of(document);
-    this.regexTimeoutNanos = regexTimeoutNanos;
+    this.limits = limits;
+    this.regexTimeoutNanos = limits.regexTimeout().toNanos();
   }
 
   /** The plan of the document's root, with every plan it reaches compiled. */
-  static Plan compile(JsonNode document, long regexTimeoutNanos) {
-    PlanCompiler compiler = new PlanCompiler(document, regexTimeoutNanos);
+  static Plan compile(JsonNode document, SchemaLimits limits) {
+    PlanCompiler compiler = new PlanCompiler(document, limits);
     Plan root = compiler.planFor(document, compiler.index.rootBase());
     while (!compiler.pending.isEmpty() || !compiler.afterLinking.isEmpty()) {
       while (!compiler.pending.isEmpty()) {
@@ -92,6 +96,16 @@ final class PlanCompiler {
 
   private void fill(Plan plan, JsonNode node, URI parentBase) {
     URI base = index.baseOf(node, parentBase);
+    if (node.has("default")) {
+      // kept even where draft-07 ignores the keywords beside $ref: it is only an annotation,
+      // and a default that does not validate is never used
+      plan.defaultValue = node.get("default");
+    }
+    if (index.ignoresSiblingsOf(node)) {
+      JsonNode reference = node.get("$ref");
+      plan.refs = reference.isString() ? new Plan[] {ref(reference.stringValue(), base)} : Plan.NONE;
+      return;
+    }
     types(plan, node.get("type"));
     if (node.has("const")) {
       plan.constValue = node.get("const");
@@ -99,9 +113,6 @@ final class PlanCompiler {
     JsonNode enumNode = node.get("enum");
     if (enumNode != null && enumNode.isArray()) {
       plan.enumValues = enumNode.values().toArray(new JsonNode[0]);
-    }
-    if (node.has("default")) {
-      plan.defaultValue = node.get("default");
     }
     List<Plan> refs = new ArrayList<>(1);
     for (String keyword : List.of("$ref", "$dynamicRef")) {
@@ -375,18 +386,8 @@ final class PlanCompiler {
     }
     for (Plan plan : plans.values()) {
       plan.statics = statics(plan);
-      List<PropertyDefault> defaults = new ArrayList<>();
-      if (plan.properties != null) {
-        plan.properties.forEach(
-            (name, property) -> {
-              JsonNode value = property.effectiveDefault;
-              if (value != null) {
-                defaults.add(new PropertyDefault(name, value));
-              }
-            });
-      }
-      plan.propertyDefaults = defaults.toArray(new PropertyDefault[0]);
     }
+    propertyDefaults(plan -> plan.effectiveDefault);
     for (Plan plan : plans.values()) {
       boolean dynamic = false;
       int types = JsonTypes.ANY;
@@ -415,6 +416,43 @@ final class PlanCompiler {
       plan.castsNothing = plan.statics.isEmpty();
       plan.constProperties = constProperties.toArray(new ConstProperty[0]);
       plan.unionOnly = plan.statics.size() == 1 && isUnionOnly(plan.statics.get(0));
+    }
+    for (Plan plan : plans.values()) {
+      plan.usableDefault = plan.effectiveDefault == null ? null : usableDefault(plan);
+    }
+    propertyDefaults(plan -> plan.usableDefault);
+  }
+
+  private void propertyDefaults(Function<Plan, JsonNode> defaultOf) {
+    for (Plan plan : plans.values()) {
+      List<PropertyDefault> defaults = new ArrayList<>();
+      if (plan.properties != null) {
+        plan.properties.forEach(
+            (name, property) -> {
+              JsonNode value = defaultOf.apply(property);
+              if (value != null) {
+                defaults.add(new PropertyDefault(name, value));
+              }
+            });
+      }
+      plan.propertyDefaults = defaults.toArray(new PropertyDefault[0]);
+    }
+  }
+
+  /**
+   * The plan's default if, once cast, it matches the plan; else null. A schema whose default
+   * does not match its own type (it happens) would otherwise turn a valid value invalid.
+   */
+  private JsonNode usableDefault(Plan plan) {
+    try {
+      JsonNode cast =
+          new CastRun(limits.maxEvaluationDepth(), limits.maxEvaluationSteps())
+              .cast(plan.effectiveDefault.deepCopy(), plan, 0);
+      Checker checker =
+          new Checker(new Budget(limits.maxEvaluationSteps()), limits.maxEvaluationDepth());
+      return checker.valid(cast, plan, 0) ? plan.effectiveDefault : null;
+    } catch (StackOverflowError e) {
+      return null;
     }
   }
 

@@ -60,8 +60,10 @@ final class SchemaIndex {
   private final Map<String, JsonNode> anchors = new HashMap<>();
   private final Map<JsonNode, URI> bases = new IdentityHashMap<>();
   private final URI rootBase;
+  private final boolean refHidesSiblings;
 
   private SchemaIndex(JsonNode document) {
+    this.refHidesSiblings = refHidesSiblings(document);
     URI base = DEFAULT_BASE;
     JsonNode id = document.isObject() ? document.get("$id") : null;
     if (id != null && id.isString() && !id.stringValue().startsWith("#")) {
@@ -80,6 +82,23 @@ final class SchemaIndex {
     return new SchemaIndex(document);
   }
 
+  /**
+   * Whether the document's {@code $schema} names draft-07 or older, where a {@code $ref} makes
+   * every keyword beside it (including {@code $id}) be ignored. Documents without {@code $schema}
+   * get 2020-12's rule, in which the keywords beside a {@code $ref} apply too.
+   */
+  private static boolean refHidesSiblings(JsonNode document) {
+    JsonNode schema = document.isObject() ? document.get("$schema") : null;
+    return schema != null
+        && schema.isString()
+        && schema.stringValue().matches("https?://json-schema\\.org/draft-0[3-7]/schema#?");
+  }
+
+  /** Whether the keywords beside this node's {@code $ref} are ignored (draft-07 and older). */
+  boolean ignoresSiblingsOf(JsonNode node) {
+    return refHidesSiblings && node.isObject() && node.has("$ref");
+  }
+
   URI rootBase() {
     return rootBase;
   }
@@ -95,7 +114,7 @@ final class SchemaIndex {
         continue;
       }
       URI base = next.base();
-      JsonNode id = node.get("$id");
+      JsonNode id = ignoresSiblingsOf(node) ? null : node.get("$id");
       if (id != null && id.isString()) {
         base = registerId(node, base, id.stringValue());
       }
