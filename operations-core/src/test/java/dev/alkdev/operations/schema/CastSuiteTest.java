@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Casts every instance of the JSON-Schema-Test-Suite (read from the shared data folder) against
- * its schema: casting must never throw nor modify its input, and an instance that is valid must
- * stay valid after casting.
+ * Casts every instance of the JSON-Schema-Test-Suite (read from the shared data folder) against its
+ * schema: casting must never throw nor modify its input, and an instance that is valid must stay
+ * valid after casting.
  */
 class CastSuiteTest {
   private static final Path SUITE =

@@ -26,8 +26,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The cast rules of docs/schema-cast.md, one named case each in {@code cast-cases.json} (schema,
- * input, expected output, and whether the output validates), plus the guards: input never
- * modified, unchanged values not copied, thread safety, recursion, hostile depth, ref cycles.
+ * input, expected output, and whether the output validates), plus the guards: input never modified,
+ * unchanged values not copied, thread safety, recursion, hostile depth, ref cycles.
  */
 class CastTest {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -295,15 +295,15 @@ class CastTest {
                 + " \"b\": {\"type\": \"integer\"}}}");
     JsonNode result = schema.cast(json("{\"s\": {\"type\": 5, \"x\": 1}, \"b\": \"2\", \"c\": 3}"));
     assertThat(result).isEqualTo(json("{\"s\": {\"type\": 5, \"x\": 1}, \"b\": 2}"));
-    assertThat(schema.validate(result)).isNotEmpty().allMatch(e -> e.instancePath().startsWith("/s"));
+    assertThat(schema.validate(result))
+        .isNotEmpty()
+        .allMatch(e -> e.instancePath().startsWith("/s"));
   }
 
   @Test
   void partsDeeperThanTheEvaluationDepthAreKept() {
     SchemaOptions options =
-        SchemaOptions.builder()
-            .limits(SchemaLimits.defaults().withMaxEvaluationDepth(2))
-            .build();
+        SchemaOptions.builder().limits(SchemaLimits.defaults().withMaxEvaluationDepth(2)).build();
     Schema schema =
         Schema.fromJson(
             "{\"properties\": {\"n\": {\"type\": \"integer\"}, \"next\": {\"$ref\": \"#\"}}}",

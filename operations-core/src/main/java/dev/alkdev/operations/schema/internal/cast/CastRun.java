@@ -14,9 +14,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One cast of one value: walks the value and its {@link Plan}s together and builds the result.
- * Not thread-safe (it holds the step budget and the unions in progress); {@link Caster} makes one
- * per call.
+ * One cast of one value: walks the value and its {@link Plan}s together and builds the result. Not
+ * thread-safe (it holds the step budget and the unions in progress); {@link Caster} makes one per
+ * call.
  *
  * <p>A subtree that needs no change comes back as the very same node, so casting a value that
  * already fits copies nothing. The input is never modified: changed objects and arrays are new
@@ -109,8 +109,7 @@ final class CastRun {
         enumValues = plan.enumValues;
       }
     }
-    return castShape(
-        value, conjuncts.shape, conjuncts.hints, types, constValue, enumValues, depth);
+    return castShape(value, conjuncts.shape, conjuncts.hints, types, constValue, enumValues, depth);
   }
 
   // ---- which schemas apply --------------------------------------------------------------
@@ -196,17 +195,16 @@ final class CastRun {
    * Picks the branch of a union that fits {@code value} best and casts against it. Branches are
    * ranked by, in order: discriminator match (OpenAPI {@code discriminator}, or a property whose
    * schema is a {@code const}), how many of the branch's declared properties the value has
-   * (matching ones count double), whether the value already matches, and whether its type fits
-   * as is, after a lossless conversion, or not at all. Then the first branch, in rank order,
-   * whose cast result matches it wins; if none does, the top-ranked one.
+   * (matching ones count double), whether the value already matches, and whether its type fits as
+   * is, after a lossless conversion, or not at all. Then the first branch, in rank order, whose
+   * cast result matches it wins; if none does, the top-ranked one.
    *
    * <p>Trying branches costs casts, and each try re-enters the unions nested below; so once the
    * step budget is spent, the top-ranked branch is taken untried, and not even cast unless {@code
-   * needResult} (the caller casts against it together with other schemas anyway). That keeps
-   * nested unions linear instead of exponential.
+   * needResult} (the caller casts against it together with other schemas anyway). That keeps nested
+   * unions linear instead of exponential.
    */
-  private Choice choose(
-      JsonNode value, Plan holder, Union union, int depth, boolean needResult) {
+  private Choice choose(JsonNode value, Plan holder, Union union, int depth, boolean needResult) {
     if (depth > maxDepth || inProgress(value, holder)) {
       return new Choice(null, value); // a union that contains itself without consuming the value
     }
@@ -236,7 +234,7 @@ final class CastRun {
         // matter.
         for (Plan branch : branches) {
           if (checker().valid(value, branch, depth + 1)) {
-            return new Choice(branch, needResult ? cast(value, branch, depth + 1) : null);
+            return new Choice(branch, value);
           }
         }
       }
@@ -410,7 +408,9 @@ final class CastRun {
     return castScalar(value, types);
   }
 
-  /** {@code const}/{@code enum}: the value if it is a member, the member it converts to, else it. */
+  /**
+   * {@code const}/{@code enum}: the value if it is a member, the member it converts to, else it.
+   */
   private JsonNode castToMember(JsonNode value, JsonNode constValue, JsonNode[] enumValues) {
     if (constValue != null) {
       if (JsonEquality.equal(value, constValue, maxDepth)) {
@@ -718,9 +718,9 @@ final class CastRun {
   }
 
   /**
-   * Which schemas item {@code index} is cast against: TRUNCATE at a {@code false} item schema,
-   * DROP for {@code unevaluatedItems: false} when nothing (not even {@code contains}) evaluates
-   * the item.
+   * Which schemas item {@code index} is cast against: TRUNCATE at a {@code false} item schema, DROP
+   * for {@code unevaluatedItems: false} when nothing (not even {@code contains}) evaluates the
+   * item.
    */
   private Verdict itemVerdict(
       int index, JsonNode item, List<Plan> shape, List<Plan> applicable, int depth) {

@@ -5,14 +5,14 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The seeds' {@code Value.Cast}: a cast plan compiled once from a schema document and applied to
- * many values, from any number of threads. The rules are in {@code docs/schema-cast.md}; in
- * short: keep what matches, fill defaults, drop undeclared properties, convert primitives only
- * where nothing is lost, pick the best {@code anyOf}/{@code oneOf} branch.
+ * many values, from any number of threads. The rules are in {@code docs/schema-cast.md}; in short:
+ * keep what matches, fill defaults, drop undeclared properties, convert primitives only where
+ * nothing is lost, pick the best {@code anyOf}/{@code oneOf} branch.
  *
  * <p>Guards: value nesting plus {@code $ref}/union hops deeper than {@link
- * SchemaLimits#maxEvaluationDepth()} are returned unchanged; checking values against branches
- * stops after {@link SchemaLimits#maxEvaluationSteps()} steps (casting then follows the best
- * ranked branch without trying others); regular expressions are bounded by {@link
+ * SchemaLimits#maxEvaluationDepth()} are returned unchanged; checking values against branches stops
+ * after {@link SchemaLimits#maxEvaluationSteps()} steps (casting then follows the best ranked
+ * branch without trying others); regular expressions are bounded by {@link
  * SchemaLimits#regexTimeout()}.
  */
 public final class Caster {

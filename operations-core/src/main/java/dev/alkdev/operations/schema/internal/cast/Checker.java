@@ -12,8 +12,8 @@ import tools.jackson.databind.node.StringNode;
  * An approximate validator over {@link Plan}s, used only to steer casting: which {@code anyOf}
  * branch a value fits, whether {@code if} holds, whether a cast result is valid. It knows the
  * keywords that decide those questions (types, const, enum, required, properties, items, bounds,
- * lengths, patterns, combinators) and ignores annotations such as {@code format}. The schema's
- * real validator still has the last word on the cast result.
+ * lengths, patterns, combinators) and ignores annotations such as {@code format}. The schema's real
+ * validator still has the last word on the cast result.
  *
  * <p>It errs towards "does not match" when it cannot tell: past the depth limit, past the step
  * budget, or when a regular expression ran out of time.

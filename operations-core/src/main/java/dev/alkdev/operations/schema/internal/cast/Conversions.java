@@ -14,14 +14,14 @@ import tools.jackson.databind.node.StringNode;
 /**
  * Lossless conversions between JSON primitives. A conversion exists only when the result, written
  * back the other way, gives the same value: {@code "42"} and {@code 42}, {@code "true"} and {@code
- * true}, {@code "null"} and {@code null}. Anything else (1 to true, "4.5" to an integer, " 42"
- * with a space) has no conversion, and the caller keeps the original value.
+ * true}, {@code "null"} and {@code null}. Anything else (1 to true, "4.5" to an integer, " 42" with
+ * a space) has no conversion, and the caller keeps the original value.
  */
 final class Conversions {
   /**
-   * Numbers written with more digits before the point, or a larger decimal exponent, than this
-   * are not parsed from strings: {@code "1e999999999"} would otherwise become a number no consumer
-   * can use, and an exact integer of that size would take gigabytes.
+   * Numbers written with more digits before the point, or a larger decimal exponent, than this are
+   * not parsed from strings: {@code "1e999999999"} would otherwise become a number no consumer can
+   * use, and an exact integer of that size would take gigabytes.
    */
   static final int MAX_EXPONENT = 400;
 
@@ -101,8 +101,8 @@ final class Conversions {
   }
 
   /**
-   * {@code member} (a {@code const} or an {@code enum} entry) when {@code value} converts losslessly
-   * to it, else {@code null}: {@code "1"} matches the member {@code 1}.
+   * {@code member} (a {@code const} or an {@code enum} entry) when {@code value} converts
+   * losslessly to it, else {@code null}: {@code "1"} matches the member {@code 1}.
    */
   static JsonNode toMember(JsonNode value, JsonNode member) {
     int memberType = JsonTypes.of(member);
@@ -138,10 +138,10 @@ final class Conversions {
 
   /**
    * Parses a string that is exactly a JSON number ({@code -12}, {@code 4.5}, {@code 1e3}: no
-   * spaces, no {@code +}, no leading zeros, no hex, no {@code NaN}); {@code null} otherwise, or when
-   * {@code integerOnly} and the value is not integral. Produces the node Jackson's own parser would:
-   * integers as int, long or big-integer nodes, other numbers as doubles when the double holds the
-   * exact value and as decimals when it does not.
+   * spaces, no {@code +}, no leading zeros, no hex, no {@code NaN}); {@code null} otherwise, or
+   * when {@code integerOnly} and the value is not integral. Produces the node Jackson's own parser
+   * would: integers as int, long or big-integer nodes, other numbers as doubles when the double
+   * holds the exact value and as decimals when it does not.
    */
   static JsonNode parseNumber(String text, boolean integerOnly) {
     if (text.isEmpty() || text.length() > MAX_NUMBER_CHARS || !isJsonNumber(text)) {
@@ -159,7 +159,8 @@ final class Conversions {
         return null;
       }
     }
-    boolean writtenAsInteger = text.indexOf('.') < 0 && text.indexOf('e') < 0 && text.indexOf('E') < 0;
+    boolean writtenAsInteger =
+        text.indexOf('.') < 0 && text.indexOf('e') < 0 && text.indexOf('E') < 0;
     if (integerOnly || writtenAsInteger) {
       return integralNode(decimal);
     }
@@ -256,7 +257,8 @@ final class Conversions {
     }
     decimal = decimal.stripTrailingZeros();
     long exponent = (long) decimal.precision() - decimal.scale() - 1;
-    // The range JavaScript prints without an exponent, so texts look like the TypeScript original's.
+    // The range JavaScript prints without an exponent, so texts look like the TypeScript
+    // original's.
     return exponent >= -7 && exponent < 21 ? decimal.toPlainString() : decimal.toString();
   }
 }

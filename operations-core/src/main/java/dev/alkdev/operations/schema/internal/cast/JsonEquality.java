@@ -53,7 +53,10 @@ final class JsonEquality {
   }
 
   private static boolean numbersEqual(JsonNode a, JsonNode b) {
-    if (a.isIntegralNumber() && b.isIntegralNumber() && a.canConvertToLong() && b.canConvertToLong()) {
+    if (a.isIntegralNumber()
+        && b.isIntegralNumber()
+        && a.canConvertToLong()
+        && b.canConvertToLong()) {
       return a.longValue() == b.longValue();
     }
     if ((a.isDouble() || a.isFloat() || a.isInt() || a.isLong())

@@ -7,9 +7,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * One schema node compiled for casting and for the approximate check that picks {@code anyOf}
- * branches. {@link PlanCompiler} creates every plan of a document, links them ({@code $ref}
- * cycles become cycles of plans), then fills the derived fields; after that a plan is never
- * changed, so one graph serves any number of threads.
+ * branches. {@link PlanCompiler} creates every plan of a document, links them ({@code $ref} cycles
+ * become cycles of plans), then fills the derived fields; after that a plan is never changed, so
+ * one graph serves any number of threads.
  *
  * <p>Fields are package-private and mutable only so the compiler can link cycles; absent keywords
  * are {@code null} (objects) or the neutral value (numbers).
@@ -44,8 +44,8 @@ final class Plan {
   record ConstProperty(String name, JsonNode value) {}
 
   /**
-   * An {@code anyOf} or {@code oneOf}, with the OpenAPI {@code discriminator} of its schema when
-   * it has one: discriminator value to branch index.
+   * An {@code anyOf} or {@code oneOf}, with the OpenAPI {@code discriminator} of its schema when it
+   * has one: discriminator value to branch index.
    */
   record Union(Plan[] branches, String discriminatorProperty, Map<String, Integer> mapping) {}
 
@@ -105,9 +105,9 @@ final class Plan {
 
   /**
    * This plan and every plan it always applies with: its {@code $ref}s and {@code allOf} branches,
-   * transitively, without repeats, keeping only those with keywords of their own that shape a
-   * value (not {@code true}, not a bare {@code {"$ref": ...}}). Casting against this plan casts
-   * against all of them at once; empty means casting changes nothing.
+   * transitively, without repeats, keeping only those with keywords of their own that shape a value
+   * (not {@code true}, not a bare {@code {"$ref": ...}}). Casting against this plan casts against
+   * all of them at once; empty means casting changes nothing.
    */
   List<Plan> statics;
 

@@ -22,8 +22,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Compiles a schema document into a graph of {@link Plan}s. Every schema node becomes one plan,
- * created when first reached and filled from a work queue, so {@code $ref} cycles become cycles
- * in the graph and neither a cycle nor a long {@code $ref} chain recurses at compile time.
+ * created when first reached and filled from a work queue, so {@code $ref} cycles become cycles in
+ * the graph and neither a cycle nor a long {@code $ref} chain recurses at compile time.
  */
 final class PlanCompiler {
   /**
@@ -103,7 +103,8 @@ final class PlanCompiler {
     }
     if (index.ignoresSiblingsOf(node)) {
       JsonNode reference = node.get("$ref");
-      plan.refs = reference.isString() ? new Plan[] {ref(reference.stringValue(), base)} : Plan.NONE;
+      plan.refs =
+          reference.isString() ? new Plan[] {ref(reference.stringValue(), base)} : Plan.NONE;
       return;
     }
     types(plan, node.get("type"));
@@ -210,7 +211,8 @@ final class PlanCompiler {
         JsonNode value = entry.getValue();
         if (value.isArray() && !"dependentSchemas".equals(keyword)) {
           dependentRequired.put(entry.getKey(), strings(value));
-        } else if ((value.isObject() || value.isBoolean()) && !"dependentRequired".equals(keyword)) {
+        } else if ((value.isObject() || value.isBoolean())
+            && !"dependentRequired".equals(keyword)) {
           dependentSchemas.put(entry.getKey(), planFor(value, base));
         }
       }
@@ -440,8 +442,8 @@ final class PlanCompiler {
   }
 
   /**
-   * The plan's default if, once cast, it matches the plan; else null. A schema whose default
-   * does not match its own type (it happens) would otherwise turn a valid value invalid.
+   * The plan's default if, once cast, it matches the plan; else null. A schema whose default does
+   * not match its own type (it happens) would otherwise turn a valid value invalid.
    */
   private JsonNode usableDefault(Plan plan) {
     try {
@@ -491,8 +493,8 @@ final class PlanCompiler {
   }
 
   /**
-   * The plans that shape values among this one and those it reaches through {@code $ref} and
-   * {@code allOf}; breadth-first, so a cycle ends where it repeats.
+   * The plans that shape values among this one and those it reaches through {@code $ref} and {@code
+   * allOf}; breadth-first, so a cycle ends where it repeats.
    */
   private static List<Plan> statics(Plan plan) {
     List<Plan> result = new ArrayList<>();
