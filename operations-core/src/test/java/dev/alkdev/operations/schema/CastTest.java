@@ -26,8 +26,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The cast rules of docs/schema-cast.md, one named case each in {@code cast-cases.json} (schema,
- * input, expected output, and whether the output validates), plus the guards: input never modified,
- * unchanged values not copied, thread safety, recursion, hostile depth, ref cycles.
+ * input, expected output, whether the output validates, and optionally whether casting the output
+ * again changes it), plus the guards: input never modified, unchanged values not copied, thread
+ * safety, recursion, hostile depth, ref cycles.
  */
 class CastTest {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -65,7 +66,10 @@ class CastTest {
         .matches(
             errors -> errors.isEmpty() == entry.get("valid").booleanValue(),
             entry.get("valid").booleanValue() ? "no errors" : "some errors");
-    assertThat(schema.cast(result).toString()).as("casting twice").isEqualTo(result.toString());
+    // A recursive default is filled once per cast: each cast of the result fills one level more.
+    if (!entry.has("idempotent") || entry.get("idempotent").booleanValue()) {
+      assertThat(schema.cast(result).toString()).as("casting twice").isEqualTo(result.toString());
+    }
   }
 
   @Test

@@ -51,6 +51,9 @@ final class CastRun {
 
   private List<Plan> unionHolders;
 
+  /** The schema defaults being filled, outermost first (see {@link #fillDefault}). */
+  private List<JsonNode> fillingDefaults;
+
   CastRun(int maxDepth, long steps) {
     this.maxDepth = maxDepth;
     this.budget = new Budget(steps);
@@ -522,9 +525,9 @@ final class CastRun {
         if (propertyVerdict(name, shape, hints, freeForm, applicable) == Verdict.DROP) {
           continue;
         }
-        JsonNode filled = missing.value().deepCopy();
-        if (!applicable.isEmpty()) {
-          filled = castAll(filled, applicable, depth + 1);
+        JsonNode filled = fillDefault(missing.value(), applicable, depth + 1);
+        if (filled == null) {
+          continue;
         }
         if (out == null) {
           out = copyProperties(object, index);
@@ -705,13 +708,14 @@ final class CastRun {
             }
           }
         }
-        if (fallback == null) {
+        JsonNode filled = fallback == null ? null : fillDefault(fallback, applicable, depth + 1);
+        if (filled == null) {
           break;
         }
         if (out == null) {
           out = copyItems(array, size);
         }
-        out.add(castAll(fallback.deepCopy(), applicable, depth + 1));
+        out.add(filled);
       }
     }
     return out == null ? array : out;
@@ -786,6 +790,30 @@ final class CastRun {
       copy.add(array.get(i));
     }
     return copy;
+  }
+
+  /**
+   * A copy of a schema's default, cast against the schemas of its place (which fills its own nested
+   * defaults); null when this very default is already being filled further up, as in a recursive
+   * schema whose property defaults to an object of the same schema: that default is filled once,
+   * not once per level down to the depth limit.
+   */
+  private JsonNode fillDefault(JsonNode defaultValue, List<Plan> applicable, int depth) {
+    if (fillingDefaults == null) {
+      fillingDefaults = new ArrayList<>(2);
+    }
+    for (int i = 0; i < fillingDefaults.size(); i++) {
+      if (fillingDefaults.get(i) == defaultValue) {
+        return null;
+      }
+    }
+    fillingDefaults.add(defaultValue);
+    try {
+      JsonNode filled = defaultValue.deepCopy();
+      return applicable.isEmpty() ? filled : castAll(filled, applicable, depth);
+    } finally {
+      fillingDefaults.remove(fillingDefaults.size() - 1);
+    }
   }
 
   private Checker checker() {
