@@ -5,18 +5,43 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The seeds' {@code Value.Cast}: a cast plan compiled once from a schema document and applied to
- * many values. STUB: returns values unchanged until the cast engine lands.
+ * many values, from any number of threads. The rules are in {@code docs/schema-cast.md}; in short:
+ * keep what matches, fill defaults, drop undeclared properties, convert primitives only where
+ * nothing is lost, pick the best {@code anyOf}/{@code oneOf} branch.
+ *
+ * <p>Guards: value nesting plus {@code $ref}/union hops deeper than {@link
+ * SchemaLimits#maxEvaluationDepth()} are returned unchanged; checking values against branches stops
+ * after {@link SchemaLimits#maxEvaluationSteps()} steps (casting then follows the best ranked
+ * branch without trying others); regular expressions are bounded by {@link
+ * SchemaLimits#regexTimeout()}.
  */
 public final class Caster {
-  private Caster() {}
+  private final Plan root;
+  private final int maxDepth;
+  private final long maxSteps;
+
+  private Caster(Plan root, SchemaLimits limits) {
+    this.root = root;
+    this.maxDepth = limits.maxEvaluationDepth();
+    this.maxSteps = limits.maxEvaluationSteps();
+  }
 
   /** Compiles the cast plan of a schema document (the root of its own {@code $ref}s). */
   public static Caster compile(JsonNode document, SchemaLimits limits) {
-    return new Caster();
+    return new Caster(PlanCompiler.compile(document, limits), limits);
   }
 
   /** Casts {@code value}; never modifies it and never throws on data. */
   public JsonNode cast(JsonNode value) {
-    return value;
+    if (root.castsNothing) {
+      return value;
+    }
+    try {
+      return new CastRun(maxDepth, maxSteps).cast(value, root, 0);
+    } catch (StackOverflowError e) {
+      // Only on a thread with a very small stack or a raised depth limit: keep the value, and
+      // let validation report it.
+      return value;
+    }
   }
 }
