@@ -104,7 +104,7 @@ public interface Schema {
    * Keeps what matches, fills defaults, drops undeclared properties, converts primitives where no
    * information is lost, and picks the best branch of {@code anyOf}/{@code oneOf}. Never throws on
    * data: what cannot be made to match is kept as it was, for validation to report. The rules are
-   * in docs/schema.md.
+   * in docs/schema-cast.md.
    */
   JsonNode cast(JsonNode value);
 }
