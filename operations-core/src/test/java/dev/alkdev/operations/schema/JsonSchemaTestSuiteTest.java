@@ -1,6 +1,7 @@
 package dev.alkdev.operations.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.alkdev.operations.internal.Json;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.opentest4j.TestAbortedException;
 import tools.jackson.databind.JsonNode;
@@ -26,8 +28,8 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Remote references to {@code http://localhost:1234/} are served by a real loopback HTTP server
  * from the suite's {@code remotes/} folder, reached only through {@link
- * SchemaOptions.Builder#mapPrefix}. Required cases must all pass; a case that does not is listed
- * by name in {@link #KNOWN_REQUIRED_FAILURES} with its reason (and in docs/schema-conformance.md).
+ * SchemaOptions.Builder#mapPrefix}. Required cases must all pass; a case that does not is listed by
+ * name in {@link #KNOWN_REQUIRED_FAILURES} with its reason (and in docs/schema-conformance.md).
  * Optional cases run too; the gaps are listed by name in {@link #KNOWN_OPTIONAL_GAPS} and reported
  * as skipped, and a listed case that starts passing fails so the list cannot go stale.
  */
@@ -157,7 +159,8 @@ class JsonSchemaTestSuiteTest {
   @TestFactory
   Stream<DynamicNode> draft2020_12_optional() throws IOException {
     return Stream.concat(
-        filesIn("draft2020-12", "optional/", SchemaDialect.DRAFT_2020_12, false, KNOWN_OPTIONAL_GAPS),
+        filesIn(
+            "draft2020-12", "optional/", SchemaDialect.DRAFT_2020_12, false, KNOWN_OPTIONAL_GAPS),
         // The suite's optional format cases are for implementations that assert format.
         filesIn(
             "draft2020-12",
@@ -172,6 +175,37 @@ class JsonSchemaTestSuiteTest {
     return Stream.concat(
         filesIn("draft7", "optional/", SchemaDialect.DRAFT_07, false, KNOWN_OPTIONAL_GAPS),
         filesIn("draft7", "optional/format/", SchemaDialect.DRAFT_07, false, KNOWN_OPTIONAL_GAPS));
+  }
+
+  /**
+   * The remote cases pass only because of the mapping: without it the same reference is refused
+   * before any request, and with it exactly the referenced document is fetched.
+   */
+  @Test
+  void remotesAreReachedOnlyThroughTheMapping() throws IOException {
+    String schema = "{\"$ref\": \"http://localhost:1234/draft2020-12/integer.json\"}";
+    try (LoopbackServer server = LoopbackServer.serving(SUITE.resolve("remotes"))) {
+      String direct = "{\"$ref\": \"" + server.baseUrl() + "draft2020-12/integer.json\"}";
+
+      assertThatThrownBy(() -> Schema.fromJson(schema))
+          .isInstanceOf(SchemaException.class)
+          .hasMessageContaining(
+              "refused to load 'http://localhost:1234/draft2020-12/integer.json'");
+      assertThatThrownBy(() -> Schema.fromJson(direct))
+          .isInstanceOf(SchemaException.class)
+          .hasMessageContaining("refused to load");
+      assertThat(server.requests()).isEmpty();
+
+      Schema mapped =
+          Schema.fromJson(
+              schema,
+              SchemaOptions.builder()
+                  .mapPrefix("http://localhost:1234/", server.baseUrl())
+                  .build());
+      assertThat(mapped.isValid(Json.nodes().numberNode(1))).isTrue();
+      assertThat(mapped.isValid(Json.nodes().stringNode("a"))).isFalse();
+      assertThat(server.requests()).containsOnly("/draft2020-12/integer.json");
+    }
   }
 
   private static Stream<DynamicNode> filesIn(
@@ -190,8 +224,7 @@ class JsonSchemaTestSuiteTest {
             .build();
     List<Path> files;
     try (Stream<Path> listing = Files.list(dir)) {
-      files =
-          listing.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+      files = listing.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertThat(files).as("suite files in %s", dir).isNotEmpty();
     List<DynamicNode> nodes = new ArrayList<>();
@@ -241,7 +274,8 @@ class JsonSchemaTestSuiteTest {
                 String known = knownFailures.get(id);
                 if (known != null) {
                   if (failure == null) {
-                    fail("listed as a known failure but passes now; remove it from the list: " + id);
+                    fail(
+                        "listed as a known failure but passes now; remove it from the list: " + id);
                   }
                   throw new TestAbortedException("known gap: " + known + " (" + failure + ")");
                 }

@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -19,6 +21,7 @@ final class LoopbackServer implements AutoCloseable {
   private final HttpServer server;
   private final Path root;
   private final List<String> requests = new CopyOnWriteArrayList<>();
+  private final Map<String, String> redirects = new ConcurrentHashMap<>();
 
   private LoopbackServer(Path root) throws IOException {
     this.root = root.toAbsolutePath().normalize();
@@ -37,6 +40,12 @@ final class LoopbackServer implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/";
   }
 
+  /** Answers {@code path} with a 302 to {@code location} instead of a file. */
+  LoopbackServer redirect(String path, String location) {
+    redirects.put(path, location);
+    return this;
+  }
+
   /** Every request path received so far, in order. */
   List<String> requests() {
     return List.copyOf(requests);
@@ -46,6 +55,12 @@ final class LoopbackServer implements AutoCloseable {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       requests.add(path);
+      String location = redirects.get(path);
+      if (location != null) {
+        exchange.getResponseHeaders().set("Location", location);
+        exchange.sendResponseHeaders(302, -1);
+        return;
+      }
       Path file = root.resolve(path.substring(1)).normalize();
       if (!file.startsWith(root) || !Files.isRegularFile(file)) {
         exchange.sendResponseHeaders(404, -1);

@@ -114,10 +114,10 @@ final class CompiledSchema implements Schema {
   }
 
   /**
-   * A value nested deeper than the evaluation depth is refused whatever the schema: networknt
-   * stops only where the schema descends (so {@code {}} would accept it), and what handles the
-   * value next (equality for {@code enum} and {@code uniqueItems}, casting, serialising, the
-   * handler) may recurse through it. The check is iterative and stops at the limit.
+   * A value nested deeper than the evaluation depth is refused whatever the schema: networknt stops
+   * only where the schema descends (so {@code {}} would accept it), and what handles the value next
+   * (equality for {@code enum} and {@code uniqueItems}, casting, serialising, the handler) may
+   * recurse through it. The check is iterative and stops at the limit.
    */
   private SchemaError depthError(JsonNode value) {
     if (Json.depthUpTo(value, limits.maxEvaluationDepth()) >= 0) {

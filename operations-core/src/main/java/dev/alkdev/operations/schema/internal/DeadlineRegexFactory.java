@@ -12,12 +12,12 @@ import java.util.regex.PatternSyntaxException;
  * EcmaRegexTranslator}, with a time bound on every match.
  *
  * <p>No regex engine networknt offers bounds running time ({@code ^(a+){1,50}$} on 30 characters
- * runs for minutes on the JDK engine, {@code ^(((a+)+)+)+$} for seconds on only 16), so each
- * match reads its input through a {@link CharSequence} that checks a deadline every 256 characters
- * read. Backtracking re-reads characters, so a runaway match trips the check within about the
- * timeout. The check runs for inputs of every length: nested quantifiers make even a 16-character
- * input take seconds. The JDK matcher also recurses once per repetition of some loops, so a long
- * input can exhaust the stack; that is stopped and reported the same way.
+ * runs for minutes on the JDK engine, {@code ^(((a+)+)+)+$} for seconds on only 16), so each match
+ * reads its input through a {@link CharSequence} that checks a deadline every 256 characters read.
+ * Backtracking re-reads characters, so a runaway match trips the check within about the timeout.
+ * The check runs for inputs of every length: nested quantifiers make even a 16-character input take
+ * seconds. The JDK matcher also recurses once per repetition of some loops, so a long input can
+ * exhaust the stack; that is stopped and reported the same way.
  */
 final class DeadlineRegexFactory implements RegularExpressionFactory {
   private final long timeoutNanos;

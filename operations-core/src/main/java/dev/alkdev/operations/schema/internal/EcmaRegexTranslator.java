@@ -10,19 +10,20 @@ import java.util.Map;
  *
  * <p>The two dialects look alike but differ where it matters: ECMA's {@code $} is the end of the
  * input (Java's also matches before a final line break), {@code \s} and {@code .} use other
- * character sets, {@code \b} is ASCII in ECMA, {@code \cc}, {@code \v}, {@code \0} and
- * <code>&#92;u{...}</code> mean other things or nothing in Java, {@code [} and {@code &&} are literal inside an
- * ECMA class, and ECMA spells Unicode properties {@code \p{Letter}} or {@code \p{Script=Greek}}.
- * Java-only syntax ({@code (?i)}, {@code (?>...)}, possessive quantifiers, {@code \A}, {@code \Q})
- * is refused, so a pattern means the same to every JSON Schema implementation.
+ * character sets, {@code \b} is ASCII in ECMA, {@code \cc}, {@code \v}, {@code \0} and <code>
+ * &#92;u{...}</code> mean other things or nothing in Java, {@code [} and {@code &&} are literal
+ * inside an ECMA class, and ECMA spells Unicode properties {@code \p{Letter}} or {@code
+ * \p{Script=Greek}}. Java-only syntax ({@code (?i)}, {@code (?>...)}, possessive quantifiers,
+ * {@code \A}, {@code \Q}) is refused, so a pattern means the same to every JSON Schema
+ * implementation.
  *
  * <p>The reading follows ECMA's unicode mode (the {@code u} flag, which the JSON Schema test suite
  * requires for {@code \p{...}}), with two leniencies from ECMA's web-compatibility grammar (Annex
  * B) because hand-written schemas rely on them: a backslash before any punctuation is that
  * character ({@code \-}, {@code \_}), and a brace that starts no quantifier is literal.
  *
- * <p>Known difference kept: a back-reference to a group that did not take part in the match
- * matches the empty string in ECMA but fails in Java.
+ * <p>Known difference kept: a back-reference to a group that did not take part in the match matches
+ * the empty string in ECMA but fails in Java.
  */
 final class EcmaRegexTranslator {
   /** Deepest group nesting accepted; Java's own parser recurses per level. */
@@ -57,6 +58,7 @@ final class EcmaRegexTranslator {
 
   private final String source;
   private final int[] codePoints;
+
   /**
    * Starts every translation. When a Java pattern begins with a literal, Pattern.compile builds a
    * Boyer-Moore table in time quadratic in the literal's length (100,000 letters take seconds,
@@ -71,6 +73,7 @@ final class EcmaRegexTranslator {
   private int pos;
   private int groupsOpened;
   private int depth;
+
   /** closed[n]: group n has been closed at the current point of the pattern. */
   private final boolean[] closed;
 
@@ -195,7 +198,8 @@ final class EcmaRegexTranslator {
       pos += length;
       int comma = body.indexOf(',');
       long min = count(comma < 0 ? body : body.substring(0, comma));
-      long max = comma < 0 ? min : comma == body.length() - 1 ? -1 : count(body.substring(comma + 1));
+      long max =
+          comma < 0 ? min : comma == body.length() - 1 ? -1 : count(body.substring(comma + 1));
       if (max >= 0 && max < min) {
         throw error("numbers out of order in {" + body + "} quantifier");
       }
@@ -734,17 +738,90 @@ final class EcmaRegexTranslator {
 
   private static Map<String, String> generalCategories() {
     String[] table = {
-      "Cased_Letter", "LC", "Close_Punctuation", "Pe", "Connector_Punctuation", "Pc",
-      "Control", "Cc", "cntrl", "Cc", "Currency_Symbol", "Sc", "Dash_Punctuation", "Pd",
-      "Decimal_Number", "Nd", "digit", "Nd", "Enclosing_Mark", "Me", "Final_Punctuation", "Pf",
-      "Format", "Cf", "Initial_Punctuation", "Pi", "Letter", "L", "Letter_Number", "Nl",
-      "Line_Separator", "Zl", "Lowercase_Letter", "Ll", "Mark", "M", "Combining_Mark", "M",
-      "Math_Symbol", "Sm", "Modifier_Letter", "Lm", "Modifier_Symbol", "Sk",
-      "Nonspacing_Mark", "Mn", "Number", "N", "Open_Punctuation", "Ps", "Other", "C",
-      "Other_Letter", "Lo", "Other_Number", "No", "Other_Punctuation", "Po", "Other_Symbol", "So",
-      "Paragraph_Separator", "Zp", "Private_Use", "Co", "Punctuation", "P", "punct", "P",
-      "Separator", "Z", "Space_Separator", "Zs", "Spacing_Mark", "Mc", "Surrogate", "Cs",
-      "Symbol", "S", "Titlecase_Letter", "Lt", "Unassigned", "Cn", "Uppercase_Letter", "Lu"
+      "Cased_Letter",
+      "LC",
+      "Close_Punctuation",
+      "Pe",
+      "Connector_Punctuation",
+      "Pc",
+      "Control",
+      "Cc",
+      "cntrl",
+      "Cc",
+      "Currency_Symbol",
+      "Sc",
+      "Dash_Punctuation",
+      "Pd",
+      "Decimal_Number",
+      "Nd",
+      "digit",
+      "Nd",
+      "Enclosing_Mark",
+      "Me",
+      "Final_Punctuation",
+      "Pf",
+      "Format",
+      "Cf",
+      "Initial_Punctuation",
+      "Pi",
+      "Letter",
+      "L",
+      "Letter_Number",
+      "Nl",
+      "Line_Separator",
+      "Zl",
+      "Lowercase_Letter",
+      "Ll",
+      "Mark",
+      "M",
+      "Combining_Mark",
+      "M",
+      "Math_Symbol",
+      "Sm",
+      "Modifier_Letter",
+      "Lm",
+      "Modifier_Symbol",
+      "Sk",
+      "Nonspacing_Mark",
+      "Mn",
+      "Number",
+      "N",
+      "Open_Punctuation",
+      "Ps",
+      "Other",
+      "C",
+      "Other_Letter",
+      "Lo",
+      "Other_Number",
+      "No",
+      "Other_Punctuation",
+      "Po",
+      "Other_Symbol",
+      "So",
+      "Paragraph_Separator",
+      "Zp",
+      "Private_Use",
+      "Co",
+      "Punctuation",
+      "P",
+      "punct",
+      "P",
+      "Separator",
+      "Z",
+      "Space_Separator",
+      "Zs",
+      "Spacing_Mark",
+      "Mc",
+      "Surrogate",
+      "Cs",
+      "Symbol",
+      "S",
+      "Titlecase_Letter",
+      "Lt",
+      "Unassigned",
+      "Cn",
+      "Uppercase_Letter",
+      "Lu"
     };
     Map<String, String> map = new HashMap<>();
     for (int i = 0; i < table.length; i += 2) {

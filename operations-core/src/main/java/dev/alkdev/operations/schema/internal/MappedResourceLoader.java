@@ -16,11 +16,11 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Loads referenced schema documents from the locations {@code SchemaOptions.mapPrefix} maps ids
- * to, and from nowhere else. networknt's own loader would fetch any URL once remote fetching is
- * on, follow redirects, and read without bound; this one checks the location after mapping and
- * after {@code ..} segments are resolved (so a {@code $ref} cannot climb out of a mapped folder),
- * follows no redirect, and stops reading a document larger than the schema size limit.
+ * Loads referenced schema documents from the locations {@code SchemaOptions.mapPrefix} maps ids to,
+ * and from nowhere else. networknt's own loader would fetch any URL once remote fetching is on,
+ * follow redirects, and read without bound; this one checks the location after mapping and after
+ * {@code ..} segments are resolved (so a {@code $ref} cannot climb out of a mapped folder), follows
+ * no redirect, and stops reading a document larger than the schema size limit.
  */
 final class MappedResourceLoader implements ResourceLoader {
   private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
@@ -46,6 +46,9 @@ final class MappedResourceLoader implements ResourceLoader {
     } catch (URISyntaxException e) {
       return null;
     }
+    if (hasDotSegment(uri.getPath())) {
+      return null; // "..", left over above the root or spelled %2e%2e: refuse rather than guess
+    }
     String location = withoutFragment(uri);
     for (String target : targets) {
       if (!isUnder(location, target)) {
@@ -66,7 +69,9 @@ final class MappedResourceLoader implements ResourceLoader {
       // Path.of decodes %2e%2e and the like, so the containment check runs on the real path.
       path = Path.of(new URI(uri.getScheme(), uri.getSchemeSpecificPart(), null)).normalize();
       root = Path.of(URI.create(target)).normalize();
-    } catch (IllegalArgumentException | URISyntaxException | java.nio.file.FileSystemNotFoundException e) {
+    } catch (IllegalArgumentException
+        | URISyntaxException
+        | java.nio.file.FileSystemNotFoundException e) {
       return null;
     }
     if (!path.startsWith(root)) {
@@ -125,6 +130,19 @@ final class MappedResourceLoader implements ResourceLoader {
         }
       }
     };
+  }
+
+  /** Whether the decoded path still has a "." or ".." segment. */
+  private static boolean hasDotSegment(String decodedPath) {
+    if (decodedPath == null) {
+      return false;
+    }
+    for (String segment : decodedPath.split("/", -1)) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String withoutFragment(URI uri) {

@@ -70,14 +70,18 @@ final class MetaSchemaCheck {
     if (dialectId == null || document.isBoolean()) {
       return;
     }
-    com.networknt.schema.Schema meta = META_SCHEMAS.computeIfAbsent(dialectId, MetaSchemaCheck::load);
+    com.networknt.schema.Schema meta =
+        META_SCHEMAS.computeIfAbsent(dialectId, MetaSchemaCheck::load);
     ExecutionConfig config =
         ExecutionConfig.builder()
             // Each level of a schema costs several levels of meta-schema evaluation
             // (properties, $dynamicRef, allOf, $ref), so the depth bound scales with the nesting
             // the document is already allowed.
             .maxEvaluationDepth(limits.maxNestingDepth() * 8 + 64)
-            .maxEvaluationSteps(limits.maxEvaluationSteps())
+            // Checking costs a few dozen steps per subschema, so the budget follows the size a
+            // document may have, not the (possibly much tighter) budget for values.
+            .maxEvaluationSteps(
+                Math.max(limits.maxEvaluationSteps(), 16L * limits.maxDocumentChars()))
             .annotationCollectionEnabled(false)
             .build();
     List<Error> errors;
@@ -88,7 +92,7 @@ final class MetaSchemaCheck {
           "Schema document is too large or too deep to check against its meta-schema ("
               + (e.getLimitKind() == ValidationLimitExceededException.LimitKind.EVALUATION_DEPTH
                   ? "SchemaLimits.maxNestingDepth"
-                  : "SchemaLimits.maxEvaluationSteps")
+                  : "SchemaLimits.maxDocumentChars")
               + ")",
           e);
     } catch (StackOverflowError e) {

@@ -100,16 +100,26 @@ public final class SchemaCompiler {
   }
 
   /**
-   * The innermost useful message: networknt wraps causes as {@code new X(cause)}, whose message is
-   * just the cause's class and message.
+   * The most useful message in the cause chain: our own refusal if there is one (networknt wraps
+   * it, sometimes in a message of its own), else the innermost message networknt did not merely
+   * copy from its cause.
    */
   private static String reason(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SchemaException || t instanceof java.io.IOException) {
+        return describe(t);
+      }
+    }
     Throwable t = e;
     while (t.getCause() != null
         && t.getCause() != t
         && (t.getMessage() == null || t.getMessage().equals(t.getCause().toString()))) {
       t = t.getCause();
     }
+    return describe(t);
+  }
+
+  private static String describe(Throwable t) {
     if (t instanceof java.io.FileNotFoundException) {
       return "no document at "
           + t.getMessage()
@@ -122,8 +132,8 @@ public final class SchemaCompiler {
   }
 
   /**
-   * A fresh registry per document: networknt caches schemas by id, and two documents may reuse
-   * the same {@code $id} for different content.
+   * A fresh registry per document: networknt caches schemas by id, and two documents may reuse the
+   * same {@code $id} for different content.
    */
   private static SchemaRegistry registryFor(SchemaOptions options) {
     SchemaRegistryConfig config =
