@@ -406,7 +406,8 @@ class SchemaValidationTest {
   @Nested
   class CompileErrors {
     @ParameterizedTest
-    @ValueSource(strings = {"{", "{\"type\": }", "{\"type\": \"string\",}", "not json", "{'a': 1}"})
+    @ValueSource(
+        strings = {"{", "{\"type\": }", "{\"type\": \"string\",}", "not json", "{'a': 1}", "{} {}"})
     void malformedJsonText(String text) {
       assertThatThrownBy(() -> Schema.fromJson(text))
           .isInstanceOf(SchemaException.class)
