@@ -41,26 +41,36 @@ public final class Json {
   /**
    * The nesting depth of {@code node} (a scalar is 0, {@code {}} is 1), or {@code -1} once it
    * passes {@code limit}. Iterative, so a hostile tree cannot overflow the stack while it is
-   * measured.
+   * measured; it keeps one iterator per level and stops as soon as the limit is passed, so a
+   * hostile value costs at most {@code limit} levels of memory.
    */
   public static int depthUpTo(JsonNode node, int limit) {
-    java.util.List<JsonNode> level = java.util.List.of(node);
-    int depth = 0;
-    while (true) {
-      java.util.List<JsonNode> next = new java.util.ArrayList<>();
-      for (JsonNode current : level) {
-        if (current.isContainer()) {
-          next.addAll(current.values());
+    if (!node.isContainer()) {
+      return 0;
+    }
+    java.util.ArrayDeque<java.util.Iterator<JsonNode>> open = new java.util.ArrayDeque<>();
+    open.push(node.values().iterator());
+    int deepest = 1;
+    if (deepest > limit) {
+      return -1;
+    }
+    while (!open.isEmpty()) {
+      java.util.Iterator<JsonNode> children = open.peek();
+      if (!children.hasNext()) {
+        open.pop();
+        continue;
+      }
+      JsonNode child = children.next();
+      if (child.isContainer()) {
+        open.push(child.values().iterator());
+        if (open.size() > deepest) {
+          deepest = open.size();
+          if (deepest > limit) {
+            return -1;
+          }
         }
       }
-      if (next.isEmpty() && level.stream().noneMatch(JsonNode::isContainer)) {
-        return depth;
-      }
-      depth++;
-      if (depth > limit) {
-        return -1;
-      }
-      level = next;
     }
+    return deepest;
   }
 }

@@ -3,6 +3,7 @@ package dev.alkdev.operations.schema.internal;
 import com.networknt.schema.Error;
 import com.networknt.schema.ExecutionConfig;
 import com.networknt.schema.ValidationLimitExceededException;
+import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
 import dev.alkdev.operations.schema.SchemaLimits;
@@ -60,6 +61,10 @@ final class CompiledSchema implements Schema {
   @Override
   public List<SchemaError> validate(JsonNode value) {
     Objects.requireNonNull(value, "value");
+    SchemaError tooDeep = depthError(value);
+    if (tooDeep != null) {
+      return List.of(tooDeep);
+    }
     List<Error> errors;
     try {
       errors = validator.validate(value, context -> context.setExecutionConfig(collectAll));
@@ -83,7 +88,7 @@ final class CompiledSchema implements Schema {
                     + ")"));
         break;
       }
-      result.add(toSchemaError(error));
+      result.add(describe(error));
     }
     return List.copyOf(result);
   }
@@ -91,6 +96,9 @@ final class CompiledSchema implements Schema {
   @Override
   public boolean isValid(JsonNode value) {
     Objects.requireNonNull(value, "value");
+    if (depthError(value) != null) {
+      return false;
+    }
     try {
       return validator.validate(value, context -> context.setExecutionConfig(failFast)).isEmpty();
     } catch (com.networknt.schema.FailFastAssertionException e) {
@@ -107,26 +115,47 @@ final class CompiledSchema implements Schema {
     return caster.cast(value);
   }
 
+  /**
+   * A value nested deeper than the evaluation depth is refused whatever the schema: networknt stops
+   * only where the schema descends (so {@code {}} would accept it), and what handles the value next
+   * (equality for {@code enum} and {@code uniqueItems}, casting, serialising, the handler) may
+   * recurse through it. The check is iterative and stops at the limit.
+   */
+  private SchemaError depthError(JsonNode value) {
+    if (Json.depthUpTo(value, limits.maxEvaluationDepth()) >= 0) {
+      return null;
+    }
+    return new SchemaError(
+        "",
+        "limit",
+        "value is nested deeper than "
+            + limits.maxEvaluationDepth()
+            + " levels (SchemaLimits.maxEvaluationDepth); validation stopped");
+  }
+
   /** Turns a tripped guard into an error; anything else is a bug and is rethrown. */
   private SchemaError limitError(Throwable e) {
     if (e instanceof ValidationLimitExceededException limit) {
       String path = limit.getInstanceLocation() == null ? "" : pointer(limit.getInstanceLocation());
-      String what =
+      String message =
           limit.getLimitKind() == ValidationLimitExceededException.LimitKind.EVALUATION_DEPTH
-              ? "nested deeper than "
+              ? "value and $ref chain are nested deeper than "
                   + limits.maxEvaluationDepth()
-                  + " levels of evaluation (SchemaLimits.maxEvaluationDepth)"
-              : "needs more than "
+                  + " levels of evaluation (SchemaLimits.maxEvaluationDepth); validation stopped"
+              : "validating the value takes more than "
                   + limits.maxEvaluationSteps()
-                  + " evaluation steps (SchemaLimits.maxEvaluationSteps)";
-      return new SchemaError(path, "limit", "value is " + what + "; validation stopped");
+                  + " evaluation steps (SchemaLimits.maxEvaluationSteps); validation stopped";
+      return new SchemaError(path, "limit", message);
     }
-    if (e instanceof DeadlineRegexFactory.RegexTimeoutException) {
+    if (e instanceof DeadlineRegexFactory.RegexLimitException) {
       return new SchemaError("", "limit", e.getMessage());
     }
     if (e instanceof StackOverflowError) {
       return new SchemaError(
-          "", "limit", "value or schema is nested too deeply to validate; validation stopped");
+          "",
+          "limit",
+          "validation needed more stack than there is (a very long or deeply nested value);"
+              + " validation stopped");
     }
     if (e instanceof RuntimeException runtime) {
       throw runtime;
@@ -134,17 +163,33 @@ final class CompiledSchema implements Schema {
     throw (java.lang.Error) e;
   }
 
-  private static SchemaError toSchemaError(Error error) {
+  /** Longest message kept; {@code enum} and {@code not} quote schema parts that may be huge. */
+  private static final int MAX_MESSAGE_CHARS = 1_000;
+
+  /** networknt's error as ours: JSON Pointer, keyword, and a message without the location. */
+  static SchemaError describe(Error error) {
     String path = pointer(error.getInstanceLocation());
     String keyword = error.getKeyword() == null ? "schema" : error.getKeyword();
     String message = error.getMessage();
-    // networknt prefixes the message with the location; ours carries it separately.
-    if (message != null && message.startsWith(path + ": ")) {
+    // networknt may prefix the message with the location; ours carries it separately.
+    if (message != null && !path.isEmpty() && message.startsWith(path + ": ")) {
       message = message.substring(path.length() + 2);
-    } else if (message != null && path.isEmpty() && message.startsWith(": ")) {
+    } else if (message != null && message.startsWith("$: ")) {
+      message = message.substring(3);
+    } else if (message != null && message.startsWith(": ")) {
       message = message.substring(2);
     }
-    return new SchemaError(path, keyword, message == null ? keyword + " failed" : message);
+    if ("false".equals(keyword)) {
+      // networknt says "schema for 'null' is false" at the root, naming a property that is not
+      // there.
+      message = "no value is allowed here (the schema is false)";
+    }
+    if (message == null) {
+      message = keyword + " failed";
+    } else if (message.length() > MAX_MESSAGE_CHARS) {
+      message = message.substring(0, MAX_MESSAGE_CHARS) + "... (truncated)";
+    }
+    return new SchemaError(path, keyword, message);
   }
 
   private static String pointer(com.networknt.schema.path.NodePath path) {

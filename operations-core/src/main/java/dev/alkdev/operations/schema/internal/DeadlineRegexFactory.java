@@ -8,10 +8,16 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * JDK regular expressions with a time bound. No regex engine networknt offers bounds running time
- * ({@code ^(a+)+$} on 31 characters runs for many seconds), so each match reads its input through a
- * {@link CharSequence} that checks a deadline every few hundred characters read; backtracking
- * re-reads characters, so a runaway match trips the check quickly.
+ * JSON Schema patterns on the JDK regex engine: ECMA-262 syntax translated by {@link
+ * EcmaRegexTranslator}, with a time bound on every match.
+ *
+ * <p>No regex engine networknt offers bounds running time ({@code ^(a+){1,50}$} on 30 characters
+ * runs for minutes on the JDK engine, {@code ^(((a+)+)+)+$} for seconds on only 16), so each match
+ * reads its input through a {@link CharSequence} that checks a deadline every 256 characters read.
+ * Backtracking re-reads characters, so a runaway match trips the check within about the timeout.
+ * The check runs for inputs of every length: nested quantifiers make even a 16-character input take
+ * seconds. The JDK matcher also recurses once per repetition of some loops, so a long input can
+ * exhaust the stack; that is stopped and reported the same way.
  */
 final class DeadlineRegexFactory implements RegularExpressionFactory {
   private final long timeoutNanos;
@@ -22,14 +28,25 @@ final class DeadlineRegexFactory implements RegularExpressionFactory {
 
   @Override
   public RegularExpression getRegularExpression(String regex) {
+    String java;
+    try {
+      java = EcmaRegexTranslator.toJava(regex);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "invalid regular expression " + quote(regex) + ": " + e.getMessage(), e);
+    }
     Pattern pattern;
     try {
-      pattern = Pattern.compile(regex);
+      pattern = Pattern.compile(java);
     } catch (PatternSyntaxException e) {
       throw new IllegalArgumentException(
-          "invalid regular expression " + quote(regex) + ": " + e.getDescription(), e);
+          "regular expression "
+              + quote(regex)
+              + " is not supported by the Java regex engine: "
+              + e.getDescription(),
+          e);
     }
-    return value -> find(pattern, value);
+    return value -> find(regex, pattern, value);
   }
 
   @Override
@@ -37,16 +54,27 @@ final class DeadlineRegexFactory implements RegularExpressionFactory {
     return getRegularExpression(regex);
   }
 
-  private boolean find(Pattern pattern, String value) {
-    // Short inputs cannot backtrack for long; skip the wrapper's cost for them.
-    if (value.length() <= 16) {
-      return pattern.matcher(value).find();
-    }
+  private boolean find(String regex, Pattern pattern, String value) {
     DeadlineCharSequence input = new DeadlineCharSequence(value, System.nanoTime() + timeoutNanos);
     try {
       return pattern.matcher(input).find();
-    } catch (RegexTimeoutException e) {
-      throw new RegexTimeoutException(pattern.pattern(), value.length(), timeoutNanos);
+    } catch (DeadlinePassed e) {
+      throw new RegexLimitException(
+          "pattern "
+              + quote(regex)
+              + " ran longer than "
+              + Duration.ofNanos(timeoutNanos).toMillis()
+              + " ms on a "
+              + value.length()
+              + "-character string (SchemaLimits.regexTimeout); validation stopped");
+    } catch (StackOverflowError e) {
+      // The matcher's recursion is its own; unwinding it leaves nothing half-done.
+      throw new RegexLimitException(
+          "pattern "
+              + quote(regex)
+              + " needs more stack than available on a "
+              + value.length()
+              + "-character string; validation stopped");
     }
   }
 
@@ -68,7 +96,7 @@ final class DeadlineRegexFactory implements RegularExpressionFactory {
     @Override
     public char charAt(int index) {
       if ((++reads & 0xFF) == 0 && System.nanoTime() - deadlineNanos > 0) {
-        throw new RegexTimeoutException("", value.length(), 0);
+        throw new DeadlinePassed();
       }
       return value.charAt(index);
     }
@@ -89,22 +117,21 @@ final class DeadlineRegexFactory implements RegularExpressionFactory {
     }
   }
 
-  /** A match ran past its deadline; validation stops and reports it. */
-  static final class RegexTimeoutException extends RuntimeException {
+  /** Thrown out of the matcher when the deadline passed; cheap, it carries no stack trace. */
+  private static final class DeadlinePassed extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    RegexTimeoutException(String regex, int inputLength, long timeoutNanos) {
-      super(
-          "pattern "
-              + quote(regex)
-              + " ran longer than "
-              + Duration.ofNanos(timeoutNanos).toMillis()
-              + " ms on a "
-              + inputLength
-              + "-character string; validation stopped",
-          null,
-          false,
-          false);
+    DeadlinePassed() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** A match ran past its deadline or out of stack; validation stops and reports it. */
+  static final class RegexLimitException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RegexLimitException(String message) {
+      super(message, null, false, false);
     }
   }
 }

@@ -11,6 +11,7 @@ import dev.alkdev.operations.schema.SchemaLimits;
 import dev.alkdev.operations.schema.SchemaOptions;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.databind.JsonNode;
 
 /** Turns schema documents into {@link CompiledSchema}s on networknt's validator. */
@@ -35,6 +36,17 @@ public final class SchemaCompiler {
     try {
       document =
           Json.boundedMapper(limits.maxNestingDepth(), limits.maxDocumentChars()).readTree(json);
+    } catch (StreamConstraintsException e) {
+      // Jackson names its own setting; say which of ours to raise.
+      String limit =
+          e.getOriginalMessage().contains("nesting depth")
+              ? "nested deeper than "
+                  + limits.maxNestingDepth()
+                  + " levels (SchemaLimits.maxNestingDepth)"
+              : "longer than the limit of "
+                  + limits.maxDocumentChars()
+                  + " characters (SchemaLimits.maxDocumentChars)";
+      throw new SchemaException("Schema document is " + limit, e);
     } catch (JacksonException e) {
       throw new SchemaException("Schema document is not valid JSON: " + e.getOriginalMessage(), e);
     }
@@ -60,18 +72,63 @@ public final class SchemaCompiler {
     JsonNode copy = document.deepCopy();
     com.networknt.schema.Schema compiled;
     try {
+      // Before networknt reads the document: it accepts much that is malformed, or fails on it
+      // with messages about its internals.
+      MetaSchemaCheck.check(copy, dialectOf(copy, options), limits);
       SchemaRegistry registry = registryFor(options);
       compiled = registry.getSchema(SchemaLocation.of(ANONYMOUS_BASE), copy);
       // Resolve every $ref now, so a broken or forbidden reference fails here and not mid-call.
       compiled.initializeValidators();
-    } catch (com.networknt.schema.SchemaException e) {
-      throw new SchemaException("Invalid schema: " + e.getMessage(), e);
-    } catch (IllegalArgumentException | IllegalStateException | JacksonException e) {
-      throw new SchemaException("Invalid schema: " + e.getMessage(), e);
+    } catch (SchemaException e) {
+      throw e;
     } catch (StackOverflowError e) {
       throw new SchemaException("Schema is too deeply recursive to compile", null);
+    } catch (RuntimeException e) {
+      // networknt reports a bad document with assorted exceptions (its own, IllegalArgument,
+      // IllegalState, Jackson's); whichever it is, the document is at fault.
+      throw new SchemaException("Invalid schema: " + reason(e), e);
     }
     return new CompiledSchema(copy, compiled, limits, options.formatAssertions());
+  }
+
+  /** The {@code $schema} of the document, or the default dialect's. */
+  private static String dialectOf(JsonNode document, SchemaOptions options) {
+    JsonNode declared = document.get("$schema");
+    return declared != null && declared.isString()
+        ? declared.stringValue()
+        : options.defaultDialect().metaSchemaUri();
+  }
+
+  /**
+   * The most useful message in the cause chain: our own refusal if there is one (networknt wraps
+   * it, sometimes in a message of its own), else the innermost message networknt did not merely
+   * copy from its cause.
+   */
+  private static String reason(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SchemaException || t instanceof java.io.IOException) {
+        return describe(t);
+      }
+    }
+    Throwable t = e;
+    while (t.getCause() != null
+        && t.getCause() != t
+        && (t.getMessage() == null || t.getMessage().equals(t.getCause().toString()))) {
+      t = t.getCause();
+    }
+    return describe(t);
+  }
+
+  private static String describe(Throwable t) {
+    if (t instanceof java.io.FileNotFoundException) {
+      return "no document at "
+          + t.getMessage()
+          + " (or it lies outside the locations mapped with SchemaOptions.Builder.mapPrefix)";
+    }
+    String message = t.getMessage();
+    return message == null
+        ? t.getClass().getSimpleName()
+        : message.replace(ANONYMOUS_BASE + "#", "#").replace(ANONYMOUS_BASE, "(this document)");
   }
 
   /**
@@ -94,17 +151,32 @@ public final class SchemaCompiler {
               loader -> {
                 mappings.forEach(
                     (from, to) -> loader.schemaIdResolvers(ids -> ids.mapPrefix(from, to)));
-                boolean remote = mappings.values().stream().anyMatch(to -> !to.startsWith("file:"));
-                // Nothing is fetched unless it was mapped to a location the caller chose.
-                loader.fetchRemoteResources(remote);
+                // networknt's own fetcher would load any URL, follow redirects and read without
+                // bound; ours loads only below the mapped locations (checked after mapping and
+                // after ".." is resolved), so a hostile $ref, $id or $schema reaches nothing.
+                loader.fetchRemoteResources(false);
+                loader.resourceLoaders(
+                    loaders ->
+                        loaders.add(
+                            new MappedResourceLoader(
+                                mappings.values(), options.limits().maxDocumentChars())));
+                // First check, on the id as written: the meta-schemas networknt bundles, this
+                // document, and ids under a mapping.
                 loader.allow(
                     iri -> {
                       String uri = iri.toString();
-                      return uri.startsWith("https://json-schema.org/")
+                      if (uri.startsWith("https://json-schema.org/")
                           || uri.startsWith("http://json-schema.org/")
                           || uri.startsWith(ANONYMOUS_BASE)
-                          || mappings.values().stream().anyMatch(uri::startsWith)
-                          || mappings.keySet().stream().anyMatch(uri::startsWith);
+                          || mappings.keySet().stream().anyMatch(uri::startsWith)
+                          || mappings.values().stream().anyMatch(uri::startsWith)) {
+                        return true;
+                      }
+                      throw new SchemaException(
+                          "refused to load '"
+                              + uri
+                              + "': a schema loads nothing outside its document unless"
+                              + " SchemaOptions.Builder.mapPrefix maps the location");
                     });
               });
         });

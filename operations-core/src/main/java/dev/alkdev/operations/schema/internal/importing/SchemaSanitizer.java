@@ -1,6 +1,7 @@
 package dev.alkdev.operations.schema.internal.importing;
 
 import dev.alkdev.operations.schema.SchemaOptions;
+import dev.alkdev.operations.schema.internal.EcmaRegexTranslator;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -605,12 +606,15 @@ final class SchemaSanitizer {
         keyword + " " + abbreviate(value) + " " + problem + "; removed");
   }
 
+  /** Checked as the engine will run it: ECMA-262, translated to a Java pattern. */
   private static String regexProblem(String regex) {
     try {
-      Pattern.compile(regex);
+      Pattern.compile(EcmaRegexTranslator.toJava(regex));
       return null;
     } catch (PatternSyntaxException e) {
       return "is not a valid regular expression (" + e.getDescription() + ")";
+    } catch (IllegalArgumentException e) {
+      return "is not a valid regular expression (" + e.getMessage() + ")";
     }
   }
 
