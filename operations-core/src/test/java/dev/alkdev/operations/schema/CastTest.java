@@ -353,4 +353,18 @@ class CastTest {
     }
     return root;
   }
+
+  @Test
+  void aDraft7DefaultDialectIgnoresKeywordsBesideRefAsValidationDoes() {
+    String document =
+        "{\"properties\": {\"a\": {\"$ref\": \"#/definitions/n\", \"type\": \"string\"}},"
+            + " \"definitions\": {\"n\": {\"type\": \"integer\"}}}";
+    JsonNode value = Json.mapper().readTree("{\"a\": \"5\"}");
+    Schema draft7 =
+        Schema.fromJson(
+            document, SchemaOptions.builder().defaultDialect(SchemaDialect.DRAFT_07).build());
+    JsonNode cast = draft7.cast(value);
+    assertThat(cast).isEqualTo(Json.mapper().readTree("{\"a\": 5}"));
+    assertThat(draft7.validate(cast)).isEmpty();
+  }
 }

@@ -27,14 +27,15 @@ final class CompiledSchema implements Schema {
       JsonNode document,
       com.networknt.schema.Schema validator,
       SchemaLimits limits,
-      boolean formatAssertions) {
+      boolean formatAssertions,
+      JsonNode castDocument) {
     this.document = document;
     this.validator = validator;
     this.limits = limits;
     this.formatAssertions = formatAssertions;
     this.collectAll = executionConfig(limits, formatAssertions, false);
     this.failFast = executionConfig(limits, formatAssertions, true);
-    this.caster = Caster.compile(document, limits);
+    this.caster = Caster.compile(castDocument, limits);
   }
 
   private static ExecutionConfig executionConfig(

@@ -88,7 +88,8 @@ public final class SchemaCompiler {
       // IllegalState, Jackson's); whichever it is, the document is at fault.
       throw new SchemaException("Invalid schema: " + reason(e), e);
     }
-    return new CompiledSchema(copy, compiled, limits, options.formatAssertions());
+    return new CompiledSchema(
+        copy, compiled, limits, options.formatAssertions(), castView(copy, options));
   }
 
   /** The {@code $schema} of the document, or the default dialect's. */
@@ -129,6 +130,21 @@ public final class SchemaCompiler {
     return message == null
         ? t.getClass().getSimpleName()
         : message.replace(ANONYMOUS_BASE + "#", "#").replace(ANONYMOUS_BASE, "(this document)");
+  }
+
+  /**
+   * The document as the cast plan must read it: with the dialect it was compiled in made explicit,
+   * since a draft-07 document compiled through {@code defaultDialect} ignores the keywords beside a
+   * {@code $ref}, and the plan can tell only from {@code $schema}.
+   */
+  private static JsonNode castView(JsonNode document, SchemaOptions options) {
+    if (!document.isObject() || document.has("$schema")) {
+      return document;
+    }
+    tools.jackson.databind.node.ObjectNode view =
+        ((tools.jackson.databind.node.ObjectNode) document).deepCopy();
+    view.put("$schema", options.defaultDialect().metaSchemaUri());
+    return view;
   }
 
   /**
