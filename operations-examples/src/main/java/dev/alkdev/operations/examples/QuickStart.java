@@ -9,7 +9,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The README's quick start, runnable: {@code mvn -B -q compile exec:java -pl operations-examples
- * -am}. Prints what each step returns, then runs {@link RegistryExamples}.
+ * -am}. Prints what each step returns, then runs {@link RegistryExamples} and {@link
+ * ProtocolExamples}.
  */
 public final class QuickStart {
   private QuickStart() {}
@@ -69,5 +70,6 @@ public final class QuickStart {
     System.out.println("schema of record Greeting -> " + fromRecord.json());
 
     RegistryExamples.main(args);
+    ProtocolExamples.main(args);
   }
 }
