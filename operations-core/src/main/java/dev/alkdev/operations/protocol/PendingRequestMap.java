@@ -234,15 +234,20 @@ public final class PendingRequestMap implements AutoCloseable {
     } catch (CallError e) {
       throw CallError.of(ErrorCode.INVALID_INPUT, "Input cannot be converted to JSON", e);
     }
-    return new CallEvent.Requested(
-        requestId,
-        operationId,
-        json,
-        options.parentRequestId(),
-        Optional.of(options.identity()),
-        deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
-        Optional.of(inbox),
-        demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+    try {
+      return new CallEvent.Requested(
+          requestId,
+          operationId,
+          json,
+          options.parentRequestId(),
+          Optional.of(options.identity()),
+          deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
+          Optional.of(inbox),
+          demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+    } catch (IllegalArgumentException e) {
+      // A parent request id or an identity the protocol cannot carry.
+      throw CallError.of(ErrorCode.INVALID_INPUT, "Cannot send the call: " + e.getMessage(), e);
+    }
   }
 
   private Deadline deadlineOf(CallOptions options, boolean unary) {
@@ -254,7 +259,13 @@ public final class PendingRequestMap implements AutoCloseable {
 
   /** Registers a call, arms its deadline and cancellation, and sends its request. */
   private void start(Pending call, CallEvent.Requested request, CallOptions options) {
-    byte[] bytes = CallEvents.encode(request);
+    byte[] bytes;
+    try {
+      bytes = CallEvents.encode(request);
+    } catch (CallError e) {
+      call.finish(e); // nested deeper than any receiver reads
+      return;
+    }
     if (bytes.length > pubsub.maxMessageBytes()) {
       call.finish(
           CallError.of(
@@ -364,7 +375,14 @@ public final class PendingRequestMap implements AutoCloseable {
       event = CallEvents.decode(message.payload(), pubsub.maxMessageBytes());
     } catch (CallError e) {
       malformed.incrementAndGet();
-      LOG.debug("Dropped a malformed message on {}: {}", inbox, e.getMessage());
+      Pending call = CallEvents.readableRequestId(e).map(pending::get).orElse(null);
+      if (call != null) {
+        // The serving side answered this call with something unreadable: fail it now rather than
+        // at its deadline, and stop the serving side.
+        abandon(call, e);
+      } else {
+        LOG.debug("Dropped a malformed message on {}: {}", inbox, e.getMessage());
+      }
       return;
     }
     Pending call = pending.get(event.requestId());
