@@ -220,6 +220,11 @@ public final class CallHandler implements AutoCloseable {
                     send(replyTo, CallEvents.failed(requestId, asCallError(error)));
                   } else {
                     send(replyTo, new CallEvent.Responded(requestId, envelope));
+                    if (request.demand().isPresent()) {
+                      // A stream consumer (only streams send demand) of a unary operation: its
+                      // one item is the whole stream.
+                      send(replyTo, new CallEvent.Completed(requestId));
+                    }
                   }
                 });
       }

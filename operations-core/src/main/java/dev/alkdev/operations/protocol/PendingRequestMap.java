@@ -18,9 +18,13 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +54,9 @@ public final class PendingRequestMap implements AutoCloseable {
   /** The inbox's buffer: responses for this many calls may wait to be matched. */
   static final int INBOX_BUFFER = 65_536;
 
+  /** Calls remembered as aborted, so that their late items do not each send another abort. */
+  static final int RECENT_ABORTS = 1024;
+
   private final PubSub pubsub;
   private final String inbox;
   private final Duration defaultTimeout;
@@ -57,6 +64,14 @@ public final class PendingRequestMap implements AutoCloseable {
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
+  private final Set<String> recentlyAborted =
+      Collections.newSetFromMap(
+          new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+              return size() > RECENT_ABORTS;
+            }
+          });
   private final PubSub.Subscription inboxSubscription;
   private final Registration disconnectRegistration;
   private volatile boolean closed;
@@ -351,6 +366,11 @@ public final class PendingRequestMap implements AutoCloseable {
   }
 
   private void sendAbort(String requestId, String reason) {
+    synchronized (recentlyAborted) {
+      if (!recentlyAborted.add(requestId)) {
+        return; // told already: late items of one stream cost one call.aborted, not one each
+      }
+    }
     publish(ProtocolTopics.CONTROL, new CallEvent.Aborted(requestId, Optional.of(reason)))
         .exceptionally(e -> 0); // best effort: the serving side also has the deadline
   }
@@ -388,6 +408,11 @@ public final class PendingRequestMap implements AutoCloseable {
     Pending call = pending.get(event.requestId());
     if (call == null) {
       late.incrementAndGet();
+      if (event instanceof CallEvent.Responded) {
+        // Items for a call nobody waits for: a stream that outlived its caller, or a unary call
+        // made to a SUBSCRIPTION. Tell the serving side once, so it stops.
+        sendAbort(event.requestId(), "no call is waiting for this response");
+      }
       return;
     }
     if (event instanceof CallEvent.Responded responded) {
