@@ -5,7 +5,6 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.Envelopes;
-import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
@@ -197,15 +196,17 @@ public final class CallEvents {
               ? CallError.builder(failed.code(), cut(failed.message(), 1024))
                   .retryable(failed.retryable())
                   .build()
-              : CallError.of(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "The "
-                      + (event instanceof CallEvent.Responded ? "response" : event.type())
-                      + " is "
-                      + bytes.length
-                      + " bytes, more than the transport carries ("
-                      + maxBytes
-                      + ")");
+              : CallError.builder(
+                      ErrorCode.RESOURCE_EXHAUSTED,
+                      "The "
+                          + (event instanceof CallEvent.Responded ? "response" : event.type())
+                          + " is "
+                          + bytes.length
+                          + " bytes, more than the transport carries ("
+                          + maxBytes
+                          + ")")
+                  .retryable(false) // the same result is as large next time
+                  .build();
     } catch (CallError e) {
       problem = e;
     }
@@ -298,9 +299,9 @@ public final class CallEvents {
    *
    * @throws CallError PROTOCOL_ERROR if the bytes are not a valid event (too large, not UTF-8, not
    *     JSON, nested deeper than {@link #MAX_NESTING_DEPTH}, a duplicate name, a missing or wrong
-   *     field, an unknown type or another protocol version); its details hold the {@code
-   *     requestId} and {@code replyTo} when they could be read, and a JSON {@code pointer} to the
-   *     wrong field when there is one
+   *     field, an unknown type or another protocol version); its details hold the {@code requestId}
+   *     and {@code replyTo} when they could be read, and a JSON {@code pointer} to the wrong field
+   *     when there is one
    */
   public static CallEvent decode(byte[] bytes, int maxMessageBytes) {
     Objects.requireNonNull(bytes, "bytes");
@@ -310,8 +311,7 @@ public final class CallEvents {
           null,
           salvage(bytes, Math.min(bytes.length, SALVAGE_BYTES)));
     }
-    if (bytes.length >= 2
-        && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] & 0xFE) == 0xFE)) {
+    if (bytes.length >= 2 && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] & 0xFE) == 0xFE)) {
       // JSON text starts with an ASCII character, which UTF-16 and UTF-32 pad with zero bytes, or
       // with their byte order marks (FE FF, FF FE). Jackson would guess those encodings; the
       // protocol is UTF-8 only.
@@ -469,12 +469,10 @@ public final class CallEvents {
     }
     JsonNode subjectNode = who.get("subject");
     if (subjectNode == null || !subjectNode.isString()) {
-      throw malformed(
-          "\"identity.subject\" is missing or not a string", "/identity/subject", json);
+      throw malformed("\"identity.subject\" is missing or not a string", "/identity/subject", json);
     }
     String subject = subjectNode.asString();
-    if (subject.isBlank()
-        || subject.codePointCount(0, subject.length()) > MAX_SUBJECT_LENGTH) {
+    if (subject.isBlank() || subject.codePointCount(0, subject.length()) > MAX_SUBJECT_LENGTH) {
       throw malformed(
           "\"identity.subject\" must be 1 to "
               + MAX_SUBJECT_LENGTH
@@ -746,8 +744,7 @@ public final class CallEvents {
     private static JsonNode load() {
       try (InputStream in = CallEvents.class.getResourceAsStream(SCHEMA_RESOURCE)) {
         if (in == null) {
-          throw new IllegalStateException(
-              "Missing resource " + SCHEMA_RESOURCE + " (broken jar?)");
+          throw new IllegalStateException("Missing resource " + SCHEMA_RESOURCE + " (broken jar?)");
         }
         return Json.mapper().readTree(in);
       } catch (IOException e) {

@@ -54,7 +54,9 @@ public final class PendingRequestMap implements AutoCloseable {
   /** The inbox's buffer: responses for this many calls may wait to be matched. */
   static final int INBOX_BUFFER = 65_536;
 
-  /** Calls remembered as aborted, so that their late items do not each send another abort. */
+  /**
+   * Request ids remembered as aborted for late items, so each costs one abort, not one per item.
+   */
   static final int RECENT_ABORTS = 1024;
 
   private final PubSub pubsub;
@@ -283,13 +285,15 @@ public final class PendingRequestMap implements AutoCloseable {
     }
     if (bytes.length > pubsub.maxMessageBytes()) {
       call.finish(
-          CallError.of(
-              ErrorCode.RESOURCE_EXHAUSTED,
-              "The request is "
-                  + bytes.length
-                  + " bytes, more than the transport carries ("
-                  + pubsub.maxMessageBytes()
-                  + ")"));
+          CallError.builder(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "The request is "
+                      + bytes.length
+                      + " bytes, more than the transport carries ("
+                      + pubsub.maxMessageBytes()
+                      + ")")
+              .retryable(false) // the same request is as large next time
+              .build());
       return;
     }
     pending.put(call.requestId, call);
@@ -365,12 +369,21 @@ public final class PendingRequestMap implements AutoCloseable {
     }
   }
 
-  private void sendAbort(String requestId, String reason) {
+  /**
+   * Aborts a call whose items keep coming though nobody waits for them: once per request id, so
+   * late items of one stream cost one more call.aborted (which also repairs a lost first one), not
+   * one each.
+   */
+  private void abortLate(String requestId) {
     synchronized (recentlyAborted) {
       if (!recentlyAborted.add(requestId)) {
-        return; // told already: late items of one stream cost one call.aborted, not one each
+        return;
       }
     }
+    sendAbort(requestId, "no call is waiting for this response");
+  }
+
+  private void sendAbort(String requestId, String reason) {
     publish(ProtocolTopics.CONTROL, new CallEvent.Aborted(requestId, Optional.of(reason)))
         .exceptionally(e -> 0); // best effort: the serving side also has the deadline
   }
@@ -411,7 +424,7 @@ public final class PendingRequestMap implements AutoCloseable {
       if (event instanceof CallEvent.Responded) {
         // Items for a call nobody waits for: a stream that outlived its caller, or a unary call
         // made to a SUBSCRIPTION. Tell the serving side once, so it stops.
-        sendAbort(event.requestId(), "no call is waiting for this response");
+        abortLate(event.requestId());
       }
       return;
     }

@@ -173,7 +173,8 @@ class CallEventsTest {
       CallEvent.Requested noScopes =
           (CallEvent.Requested)
               decode(
-                  edit(REQUEST, e -> e.putObject("identity").put("subject", "a").putNull("scopes")));
+                  edit(
+                      REQUEST, e -> e.putObject("identity").put("subject", "a").putNull("scopes")));
       assertThat(noScopes.identity()).contains(new Identity("a", Set.of()));
     }
 
@@ -182,7 +183,8 @@ class CallEventsTest {
       // JSON Schema counts 1.0 as an integer; so does the reader.
       CallEvent.Requested request =
           (CallEvent.Requested)
-              decode(edit(REQUEST, e -> e.put("v", 1.0).put("deadlineMs", 250.0).put("demand", 2.0)));
+              decode(
+                  edit(REQUEST, e -> e.put("v", 1.0).put("deadlineMs", 250.0).put("demand", 2.0)));
       assertThat(request.deadlineMillis()).hasValue(250);
       assertThat(request.demand()).hasValue(2);
     }
@@ -262,8 +264,7 @@ class CallEventsTest {
     @Test
     void aNewerVersionListsTheVersionsThisSideSpeaks() {
       CallError error = protocolError(edit(REQUEST, e -> e.put("v", 2)));
-      assertThat(error.details().orElseThrow().get("supportedVersions"))
-          .isEqualTo(json("[1]"));
+      assertThat(error.details().orElseThrow().get("supportedVersions")).isEqualTo(json("[1]"));
     }
 
     @Test
@@ -501,6 +502,7 @@ class CallEventsTest {
       assertThat(sent.requestId()).isEqualTo(ID);
       assertThat(sent.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
       assertThat(sent.message()).contains("more than the transport carries (2000)");
+      assertThat(sent.retryable()).isFalse();
       assertThat(reply.replaced()).isPresent();
     }
 
@@ -580,7 +582,8 @@ class CallEventsTest {
                   "{\"code\": \"UNAVAILABLE\", \"message\": \"Down for maintenance\","
                       + " \"retryable\": false, \"details\": {\"until\": \"10:00\"}}"));
       CallError back =
-          CallEvents.toCallError((CallEvent.Failed) CallEvents.decode(wire.getBytes(StandardCharsets.UTF_8), MAX));
+          CallEvents.toCallError(
+              (CallEvent.Failed) CallEvents.decode(wire.getBytes(StandardCharsets.UTF_8), MAX));
       assertThat(back.code()).isEqualTo(ErrorCode.UNAVAILABLE);
       assertThat(back.getMessage()).isEqualTo("Down for maintenance");
       assertThat(back.retryable()).isFalse();
@@ -646,46 +649,86 @@ class CallEventsTest {
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "nodot", input, Optional.empty(), Optional.empty(),
-                      OptionalLong.empty(), Optional.empty(), OptionalLong.empty()))
+                      ID,
+                      "nodot",
+                      input,
+                      Optional.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty()))
           .hasMessageContaining("Not a valid operation id");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.of("bad parent"), Optional.empty(),
-                      OptionalLong.empty(), Optional.empty(), OptionalLong.empty()))
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.of("bad parent"),
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty()))
           .hasMessageContaining("Not a valid request id");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.empty(), Optional.empty(),
-                      OptionalLong.empty(), Optional.of("ops.inbox.>"), OptionalLong.empty()))
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Optional.of("ops.inbox.>"),
+                      OptionalLong.empty()))
           .hasMessageContaining("Not a valid reply topic");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.empty(), Optional.empty(),
-                      OptionalLong.of(-1), Optional.empty(), OptionalLong.empty()))
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.empty(),
+                      Optional.empty(),
+                      OptionalLong.of(-1),
+                      Optional.empty(),
+                      OptionalLong.empty()))
           .hasMessageContaining("deadlineMillis must not be negative");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.empty(), Optional.empty(),
-                      OptionalLong.empty(), Optional.empty(), OptionalLong.of(0)))
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Optional.empty(),
+                      OptionalLong.of(0)))
           .hasMessageContaining("demand must be positive");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.empty(),
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.empty(),
                       Optional.of(Identity.of("x".repeat(257))),
-                      OptionalLong.empty(), Optional.empty(), OptionalLong.empty()))
+                      OptionalLong.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty()))
           .hasMessageContaining("longer than 256");
       assertThatThrownBy(
               () ->
                   new CallEvent.Requested(
-                      ID, "demo.echo", input, Optional.empty(),
+                      ID,
+                      "demo.echo",
+                      input,
+                      Optional.empty(),
                       Optional.of(Identity.of("x", " ")),
-                      OptionalLong.empty(), Optional.empty(), OptionalLong.empty()))
+                      OptionalLong.empty(),
+                      Optional.empty(),
+                      OptionalLong.empty()))
           .hasMessageContaining("blank scope");
     }
 

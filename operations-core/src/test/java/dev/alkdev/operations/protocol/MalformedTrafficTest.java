@@ -78,8 +78,7 @@ class MalformedTrafficTest {
     assertThat(answer.requestId()).isEqualTo(ID);
     assertThat(answer.code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
     assertThat(answer.message()).contains("protocol version 2 is not supported");
-    assertThat(answer.details().orElseThrow().get("supportedVersions").get(0).asInt())
-        .isEqualTo(1);
+    assertThat(answer.details().orElseThrow().get("supportedVersions").get(0).asInt()).isEqualTo(1);
     assertThat(handler.stats().malformed()).isEqualTo(1);
   }
 
@@ -135,7 +134,9 @@ class MalformedTrafficTest {
     CallError error =
         failure(
             calls.call(
-                "broken.op", null, CallOptions.defaults().withTimeout(java.time.Duration.ofSeconds(20))));
+                "broken.op",
+                null,
+                CallOptions.defaults().withTimeout(java.time.Duration.ofSeconds(20))));
     assertThat(error.code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
     assertThat(error.getMessage()).contains("\"output\" is not a response envelope");
     assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
@@ -182,6 +183,16 @@ class MalformedTrafficTest {
     CallError error = failure(calls.call("demo.big", null));
     assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
     assertThat(error.getMessage()).contains("more than the transport carries (8192)");
+    assertThat(error.retryable()).isFalse();
+  }
+
+  @Test
+  void aRequestTooLargeForTheTransportFailsAtOnceAndIsNotRetryable() {
+    CallError error = failure(calls.call("demo.echo", "x".repeat(10_000)));
+    assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+    assertThat(error.getMessage()).contains("more than the transport carries (8192)");
+    assertThat(error.retryable()).isFalse();
+    assertThat(calls.stats().pending()).isZero();
   }
 
   @Test
