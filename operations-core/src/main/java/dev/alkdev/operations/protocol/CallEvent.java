@@ -2,6 +2,7 @@ package dev.alkdev.operations.protocol;
 
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,6 +50,10 @@ public sealed interface CallEvent
       Optional<String> replyTo,
       OptionalLong demand)
       implements CallEvent {
+    /**
+     * @throws IllegalArgumentException if a field breaks the protocol's rules (an id, a topic, a
+     *     negative deadline, a demand below 1, an identity over the limits)
+     */
     public Requested {
       Objects.requireNonNull(requestId, "requestId");
       Objects.requireNonNull(operationId, "operationId");
@@ -58,6 +63,25 @@ public sealed interface CallEvent
       Objects.requireNonNull(deadlineMillis, "deadlineMillis");
       Objects.requireNonNull(replyTo, "replyTo");
       Objects.requireNonNull(demand, "demand");
+      checkRequestId(requestId);
+      if (!OperationSpec.isValidId(operationId)) {
+        throw new IllegalArgumentException("Not a valid operation id: '" + operationId + "'");
+      }
+      parentRequestId.ifPresent(CallEvent::checkRequestId);
+      replyTo.ifPresent(
+          topic -> {
+            if (!CallEvents.isValidTopic(topic)) {
+              throw new IllegalArgumentException("Not a valid reply topic: '" + topic + "'");
+            }
+          });
+      identity.ifPresent(CallEvent::checkIdentity);
+      if (deadlineMillis.isPresent() && deadlineMillis.getAsLong() < 0) {
+        throw new IllegalArgumentException(
+            "deadlineMillis must not be negative, was " + deadlineMillis.getAsLong());
+      }
+      if (demand.isPresent() && demand.getAsLong() <= 0) {
+        throw new IllegalArgumentException("demand must be positive, was " + demand.getAsLong());
+      }
     }
 
     @Override
@@ -70,6 +94,7 @@ public sealed interface CallEvent
   record Responded(String requestId, ResponseEnvelope<JsonNode> output) implements CallEvent {
     public Responded {
       Objects.requireNonNull(requestId, "requestId");
+      checkRequestId(requestId);
       Objects.requireNonNull(output, "output");
     }
 
@@ -89,6 +114,7 @@ public sealed interface CallEvent
       implements CallEvent {
     public Failed {
       Objects.requireNonNull(requestId, "requestId");
+      checkRequestId(requestId);
       Objects.requireNonNull(code, "code");
       Objects.requireNonNull(message, "message");
       Objects.requireNonNull(details, "details");
@@ -104,6 +130,7 @@ public sealed interface CallEvent
   record Completed(String requestId) implements CallEvent {
     public Completed {
       Objects.requireNonNull(requestId, "requestId");
+      checkRequestId(requestId);
     }
 
     @Override
@@ -116,6 +143,7 @@ public sealed interface CallEvent
   record Aborted(String requestId, Optional<String> reason) implements CallEvent {
     public Aborted {
       Objects.requireNonNull(requestId, "requestId");
+      checkRequestId(requestId);
       Objects.requireNonNull(reason, "reason");
     }
 
@@ -129,6 +157,7 @@ public sealed interface CallEvent
   record Demand(String requestId, long n) implements CallEvent {
     public Demand {
       Objects.requireNonNull(requestId, "requestId");
+      checkRequestId(requestId);
       if (n <= 0) {
         throw new IllegalArgumentException("demand must be positive, was " + n);
       }
@@ -137,6 +166,32 @@ public sealed interface CallEvent
     @Override
     public String type() {
       return "call.demand";
+    }
+  }
+
+  private static void checkRequestId(String requestId) {
+    if (!CallEvents.isValidRequestId(requestId)) {
+      throw new IllegalArgumentException(
+          "Not a valid request id: '"
+              + requestId
+              + "' (1 to 128 letters, digits, '_', '.', ':' or '-')");
+    }
+  }
+
+  private static void checkIdentity(Identity identity) {
+    String subject = identity.subject();
+    if (subject.codePointCount(0, subject.length()) > CallEvents.MAX_SUBJECT_LENGTH) {
+      throw new IllegalArgumentException(
+          "The identity's subject is longer than " + CallEvents.MAX_SUBJECT_LENGTH + " characters");
+    }
+    if (identity.scopes().size() > CallEvents.MAX_SCOPES) {
+      throw new IllegalArgumentException(
+          "The identity has more than " + CallEvents.MAX_SCOPES + " scopes");
+    }
+    for (String scope : identity.scopes()) {
+      if (scope.isBlank()) {
+        throw new IllegalArgumentException("The identity has a blank scope");
+      }
     }
   }
 }

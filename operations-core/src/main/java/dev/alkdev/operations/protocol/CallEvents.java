@@ -5,16 +5,27 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.Envelopes;
-import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.Schema;
+import dev.alkdev.operations.schema.SchemaError;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -24,7 +35,8 @@ import tools.jackson.databind.node.ObjectNode;
  * Reads and writes {@link CallEvent}s as the protocol's JSON (UTF-8). Reading checks every field; a
  * message that is not a valid event raises a {@link CallError} with code PROTOCOL_ERROR whose
  * {@code details} carry the {@code requestId} and {@code replyTo} when they could be read, so the
- * receiver can answer the sender instead of dropping the message.
+ * receiver can answer the sender instead of dropping the message. docs/protocol.md is the
+ * specification; {@link #eventSchema()} is its JSON Schema.
  */
 public final class CallEvents {
   /** The protocol version this library writes and reads. */
@@ -33,20 +45,67 @@ public final class CallEvents {
   /** The default cap on one message: 1 MiB. */
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
-  /** Request ids: 1 to 128 characters that need no escaping anywhere (UUIDs and hex fit). */
-  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+  /**
+   * The deepest an event may nest, counting the event object itself ({@code {"input": {}}} is 2
+   * deep). Both reading and writing enforce it, so what one side writes the other can read.
+   */
+  public static final int MAX_NESTING_DEPTH = 256;
 
-  /** Reply topics: no spaces, no wildcards (NATS '*' and '>', Redis glob characters). */
-  private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.:/@-]{1,256}");
+  /** The most characters of an identity's subject (Unicode code points). */
+  public static final int MAX_SUBJECT_LENGTH = 256;
 
+  /** The most scopes an identity may carry. */
+  public static final int MAX_SCOPES = 1024;
+
+  /**
+   * How much of a message too large to read is scanned for its {@code requestId} and {@code
+   * replyTo}, so that the sender can still be told. Writers put those fields first.
+   */
+  static final int SALVAGE_BYTES = 4096;
+
+  /** The most schema errors an INVALID_INPUT carries in {@code details.errors}. */
+  static final int MAX_WIRE_SCHEMA_ERRORS = 100;
+
+  private static final String SCHEMA_RESOURCE =
+      "/dev/alkdev/operations/protocol/call-events.schema.json";
+
+  // Sizes are checked before parsing; duplicate names are refused because JSON parsers disagree on
+  // which one wins, and a relay must not read another requestId than the receiver.
   private static final JsonMapper READER =
-      Json.boundedMapper(256, Integer.MAX_VALUE); // sizes are checked before parsing
+      Json.boundedMapper(MAX_NESTING_DEPTH, Integer.MAX_VALUE)
+          .rebuild()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
+  private static final JsonMapper WRITER =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamWriteConstraints(
+                      StreamWriteConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+                  .build())
+          .build();
 
   private CallEvents() {}
 
+  /**
+   * The JSON Schema (draft 2020-12) of every event, with a {@code $defs} entry per event type
+   * ({@code CallRequested}, {@code CallResponded}, {@code CallError}, {@code CallCompleted}, {@code
+   * CallAborted}, {@code CallDemand}) joined by {@code oneOf} on {@code type}, and the response
+   * envelope's definitions for {@code call.responded.output}. Everything {@link #encode} writes
+   * validates; it accepts what {@link #decode} accepts, except what a schema cannot say (duplicate
+   * names, sizes in bytes, nesting). Compiled once, on first use.
+   */
+  public static Schema eventSchema() {
+    return SchemaHolder.SCHEMA;
+  }
+
   // ------------------------------------------------------------------ writing
 
-  /** The event as its JSON object. */
+  /**
+   * The event as its JSON object. The fields a receiver needs to answer ({@code v}, {@code type},
+   * {@code requestId}, {@code replyTo}) come first and the payload last, so that a receiver can
+   * still read them from a message it cannot read whole (too large, too deep).
+   */
   public static ObjectNode toJson(CallEvent event) {
     Objects.requireNonNull(event, "event");
     ObjectNode json = Json.nodes().objectNode();
@@ -54,8 +113,8 @@ public final class CallEvents {
     json.put("type", event.type());
     json.put("requestId", event.requestId());
     if (event instanceof CallEvent.Requested r) {
+      r.replyTo().ifPresent(topic -> json.put("replyTo", topic));
       json.put("operationId", r.operationId());
-      json.set("input", r.input());
       r.parentRequestId().ifPresent(id -> json.put("parentRequestId", id));
       r.identity()
           .ifPresent(
@@ -66,8 +125,8 @@ public final class CallEvents {
                 identity.scopes().stream().sorted().forEach(scopes::add);
               });
       r.deadlineMillis().ifPresent(ms -> json.put("deadlineMs", ms));
-      r.replyTo().ifPresent(topic -> json.put("replyTo", topic));
       r.demand().ifPresent(n -> json.put("demand", n));
+      json.set("input", r.input());
     } else if (event instanceof CallEvent.Responded r) {
       json.set("output", Envelopes.toJson(r.output()));
     } else if (event instanceof CallEvent.Failed f) {
@@ -84,23 +143,146 @@ public final class CallEvents {
     return json;
   }
 
-  /** The event as UTF-8 JSON bytes. */
+  /**
+   * The event as UTF-8 JSON bytes.
+   *
+   * @throws CallError RESOURCE_EXHAUSTED (not retryable) if the event nests deeper than {@link
+   *     #MAX_NESTING_DEPTH}: no receiver would read it
+   */
   public static byte[] encode(CallEvent event) {
-    return Json.mapper().writeValueAsBytes(toJson(event));
+    ObjectNode json = toJson(event);
+    try {
+      return WRITER.writeValueAsBytes(json);
+    } catch (StreamConstraintsException e) {
+      throw CallError.builder(
+              ErrorCode.RESOURCE_EXHAUSTED,
+              "The "
+                  + event.type()
+                  + " event nests deeper than the protocol's limit of "
+                  + MAX_NESTING_DEPTH
+                  + " levels")
+          .retryable(false)
+          .build();
+    } catch (JacksonException e) {
+      throw CallError.of(
+          ErrorCode.PROTOCOL_ERROR,
+          "The " + event.type() + " event cannot be written as JSON: " + e.getOriginalMessage(),
+          e);
+    }
   }
 
-  /** The {@code call.error} event for a failure; only code, message, retryable and details. */
+  /**
+   * The bytes a serving side sends for {@code event}: its encoding, or, when that is larger than
+   * {@code maxBytes} or cannot be written, a {@code call.error} that says so (RESOURCE_EXHAUSTED),
+   * cut down until it fits. Never throws for an event that cannot be sent, so the caller always
+   * hears something.
+   */
+  static Reply encodeReply(CallEvent event, int maxBytes) {
+    CallError problem;
+    try {
+      byte[] bytes = encode(event);
+      if (bytes.length <= maxBytes) {
+        return new Reply(bytes, Optional.empty());
+      }
+      problem =
+          event instanceof CallEvent.Failed failed
+              ? CallError.builder(failed.code(), cut(failed.message(), 1024))
+                  .retryable(failed.retryable())
+                  .build()
+              : CallError.builder(
+                      ErrorCode.RESOURCE_EXHAUSTED,
+                      "The "
+                          + (event instanceof CallEvent.Responded ? "response" : event.type())
+                          + " is "
+                          + bytes.length
+                          + " bytes, more than the transport carries ("
+                          + maxBytes
+                          + ")")
+                  .retryable(false) // the same result is as large next time
+                  .build();
+    } catch (CallError e) {
+      problem = e;
+    }
+    // The replacement has no details and a bounded message; it fits any sane transport.
+    byte[] bytes =
+        encode(
+            new CallEvent.Failed(
+                event.requestId(),
+                problem.code(),
+                cut(problem.getMessage(), 1024),
+                problem.retryable(),
+                Optional.empty()));
+    return new Reply(bytes, Optional.of(problem));
+  }
+
+  /**
+   * What {@link #encodeReply} produced.
+   *
+   * @param bytes what to publish
+   * @param replaced the error sent instead of the event, when it could not be sent as it was
+   */
+  record Reply(byte[] bytes, Optional<CallError> replaced) {}
+
+  /**
+   * The {@code call.error} event for a failure: code, message, retryable and details, nothing else
+   * (no cause, no stack trace). An INVALID_INPUT without details of its own carries its schema
+   * errors as {@code details.errors} (the first {@value #MAX_WIRE_SCHEMA_ERRORS}).
+   */
   public static CallEvent.Failed failed(String requestId, CallError error) {
+    Optional<JsonNode> details = error.details();
+    if (details.isEmpty() && !error.validationErrors().isEmpty()) {
+      ObjectNode json = Json.nodes().objectNode();
+      ArrayNode errors = json.putArray("errors");
+      for (SchemaError schemaError : error.validationErrors()) {
+        if (errors.size() == MAX_WIRE_SCHEMA_ERRORS) {
+          json.put("truncated", true);
+          break;
+        }
+        errors
+            .addObject()
+            .put("instancePath", schemaError.instancePath())
+            .put("keyword", schemaError.keyword())
+            .put("message", schemaError.message());
+      }
+      details = Optional.of(json);
+    }
     return new CallEvent.Failed(
-        requestId, error.code(), error.getMessage(), error.retryable(), error.details());
+        requestId, error.code(), error.getMessage(), error.retryable(), details);
   }
 
-  /** The {@link CallError} a caller raises for a {@code call.error} event. */
+  /**
+   * The {@link CallError} a caller raises for a {@code call.error} event. The schema errors in the
+   * details of an INVALID_INPUT become its {@link CallError#validationErrors()} again.
+   */
   public static CallError toCallError(CallEvent.Failed failed) {
     CallError.Builder builder =
         CallError.builder(failed.code(), failed.message()).retryable(failed.retryable());
     failed.details().ifPresent(builder::details);
+    if (failed.code() == ErrorCode.INVALID_INPUT) {
+      failed.details().map(CallEvents::schemaErrors).ifPresent(builder::validationErrors);
+    }
     return builder.build();
+  }
+
+  private static List<SchemaError> schemaErrors(JsonNode details) {
+    JsonNode errors = details.get("errors");
+    List<SchemaError> list = new ArrayList<>();
+    if (errors == null || !errors.isArray()) {
+      return list;
+    }
+    for (JsonNode error : errors) {
+      JsonNode path = error.get("instancePath");
+      JsonNode keyword = error.get("keyword");
+      JsonNode message = error.get("message");
+      if (path != null && path.isString() && message != null && message.isString()) {
+        list.add(
+            new SchemaError(
+                path.asString(),
+                keyword != null && keyword.isString() ? keyword.asString() : "",
+                message.asString()));
+      }
+    }
+    return list;
   }
 
   // ------------------------------------------------------------------ reading
@@ -108,37 +290,69 @@ public final class CallEvents {
   /**
    * Reads one event from UTF-8 JSON bytes.
    *
-   * @throws CallError PROTOCOL_ERROR if the bytes are not a valid event (too large, not JSON, a
-   *     missing or wrong field, an unknown type or a newer protocol version)
+   * @throws CallError PROTOCOL_ERROR if the bytes are not a valid event (too large, not UTF-8, not
+   *     JSON, nested deeper than {@link #MAX_NESTING_DEPTH}, a duplicate name, a missing or wrong
+   *     field, an unknown type or another protocol version); its details hold the {@code requestId}
+   *     and {@code replyTo} when they could be read, and a JSON {@code pointer} to the wrong field
+   *     when there is one
    */
   public static CallEvent decode(byte[] bytes, int maxMessageBytes) {
     Objects.requireNonNull(bytes, "bytes");
     if (bytes.length > maxMessageBytes) {
       throw malformed(
-          "message is " + bytes.length + " bytes, more than the limit of " + maxMessageBytes, null);
+          "message is " + bytes.length + " bytes, more than the limit of " + maxMessageBytes,
+          null,
+          salvage(bytes, Math.min(bytes.length, SALVAGE_BYTES)));
+    }
+    if (bytes.length >= 2 && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] & 0xFE) == 0xFE)) {
+      // JSON text starts with an ASCII character, which UTF-16 and UTF-32 pad with zero bytes, or
+      // with their byte order marks (FE FF, FF FE). Jackson would guess those encodings; the
+      // protocol is UTF-8 only.
+      throw malformed("message is not UTF-8 (it looks like UTF-16 or UTF-32)", null, null);
     }
     JsonNode json;
     try {
       json = READER.readTree(bytes);
     } catch (JacksonException e) {
-      throw malformed("message is not valid JSON: " + e.getOriginalMessage(), null);
+      throw malformed(
+          "message is not valid JSON: " + firstLine(e.getOriginalMessage()),
+          null,
+          salvage(bytes, bytes.length));
     }
     return fromJson(json);
   }
 
   /** Reads one event from its JSON object. */
   public static CallEvent fromJson(JsonNode json) {
-    if (json == null || !json.isObject()) {
-      throw malformed("an event must be a JSON object", null);
+    if (json == null || json.isMissingNode()) {
+      throw malformed("message is empty", null, null);
+    }
+    if (!json.isObject()) {
+      throw malformed("an event must be a JSON object, was " + describe(json), "", null);
     }
     JsonNode v = json.get("v");
-    if (v == null || !v.isIntegralNumber()) {
-      throw malformed("\"v\" (the protocol version) is missing or not an integer", json);
+    if (v == null || v.isNull()) {
+      throw malformed("\"v\" (the protocol version) is missing", "/v", json);
     }
-    if (v.asInt() != PROTOCOL_VERSION) {
+    if (!v.isNumber() || !(v.isIntegralNumber() || v.canConvertToExactIntegral())) {
       throw malformed(
-          "protocol version " + v + " is not supported (this side speaks " + PROTOCOL_VERSION + ")",
-          json);
+          "\"v\" (the protocol version) must be an integer, was " + describe(v), "/v", json);
+    }
+    OptionalLong version = exactLong(v);
+    if (version.isEmpty() || version.getAsLong() != PROTOCOL_VERSION) {
+      CallError error =
+          malformed(
+              "protocol version "
+                  + cut(v.toString(), 40)
+                  + " is not supported (this side speaks "
+                  + PROTOCOL_VERSION
+                  + ")",
+              "/v",
+              json);
+      ((ObjectNode) error.details().orElseThrow())
+          .putArray("supportedVersions")
+          .add(PROTOCOL_VERSION);
+      throw error;
     }
     String requestId = requestId(json);
     String type = string(json, "type", json);
@@ -146,19 +360,7 @@ public final class CallEvents {
       case "call.requested":
         return requested(json, requestId);
       case "call.responded":
-        {
-          JsonNode output = json.get("output");
-          if (output == null) {
-            throw malformed("\"output\" is missing", json);
-          }
-          ResponseEnvelope<JsonNode> envelope;
-          try {
-            envelope = Envelopes.fromJson(output);
-          } catch (CallError e) {
-            throw malformed("\"output\" is not a response envelope: " + e.getMessage(), json);
-          }
-          return new CallEvent.Responded(requestId, envelope);
-        }
+        return responded(json, requestId);
       case "call.error":
         return failed(json, requestId);
       case "call.completed":
@@ -168,39 +370,91 @@ public final class CallEvents {
       case "call.demand":
         {
           JsonNode n = json.get("n");
-          if (n == null || !n.isIntegralNumber() || n.asLong() <= 0 || !n.canConvertToLong()) {
-            throw malformed("\"n\" must be a positive integer", json);
+          OptionalLong value = n == null ? OptionalLong.empty() : exactLong(n);
+          if (value.isEmpty() || value.getAsLong() <= 0) {
+            throw malformed(
+                "\"n\" must be an integer from 1 to 2^63-1, was " + describe(n), "/n", json);
           }
-          return new CallEvent.Demand(requestId, n.asLong());
+          return new CallEvent.Demand(requestId, value.getAsLong());
         }
       default:
-        throw malformed("unknown event type \"" + printable(type) + "\"", json);
+        throw malformed(
+            "unknown event type "
+                + quote(type)
+                + " (version "
+                + PROTOCOL_VERSION
+                + " has call.requested, call.responded, call.error, call.completed, call.aborted,"
+                + " call.demand)",
+            "/type",
+            json);
     }
   }
 
   private static CallEvent.Requested requested(JsonNode json, String requestId) {
+    Optional<String> replyTo = optionalString(json, "replyTo", json);
+    if (replyTo.isPresent() && !isValidTopic(replyTo.get())) {
+      throw malformed(
+          "\"replyTo\" must be 1 to 256 letters, digits, '_', '.', ':', '/', '@' or '-' (no"
+              + " spaces or wildcards), was "
+              + quote(replyTo.get()),
+          "/replyTo",
+          json);
+    }
     String operationId = string(json, "operationId", json);
-    if (!OperationSpec.isValidId(operationId)) {
-      throw malformed("\"operationId\" is not a valid operation id", json);
+    Optional<String> parent = optionalString(json, "parentRequestId", json);
+    if (parent.isPresent() && !isValidRequestId(parent.get())) {
+      throw malformed(
+          "\"parentRequestId\" must be a request id (1 to 128 letters, digits, '_', '.', ':' or"
+              + " '-'), was "
+              + quote(parent.get()),
+          "/parentRequestId",
+          json);
     }
     JsonNode input = json.get("input");
-    Optional<String> parent = optionalString(json, "parentRequestId", json);
-    if (parent.isPresent() && !REQUEST_ID.matcher(parent.get()).matches()) {
-      throw malformed("\"parentRequestId\" is not a valid request id", json);
+    Optional<Identity> identity = identity(json);
+    OptionalLong deadline = integer(json, "deadlineMs", 0);
+    OptionalLong demand = integer(json, "demand", 1);
+    try {
+      // The constructor checks the operation id; every other field is checked above.
+      return new CallEvent.Requested(
+          requestId,
+          operationId,
+          input == null ? Json.nodes().nullNode() : input,
+          parent,
+          identity,
+          deadline,
+          replyTo,
+          demand);
+    } catch (IllegalArgumentException e) {
+      if (!OperationSpec.isValidId(operationId)) {
+        throw malformed(
+            "\"operationId\" must be namespace.name (letters, digits, '_' and '-'; a namespace of"
+                + " up to 64 and a name of up to 128 characters), was "
+                + quote(operationId),
+            "/operationId",
+            json);
+      }
+      throw malformed(e.getMessage(), null, json);
     }
-    Optional<String> replyTo = optionalString(json, "replyTo", json);
-    if (replyTo.isPresent() && !TOPIC.matcher(replyTo.get()).matches()) {
-      throw malformed("\"replyTo\" is not a valid topic", json);
+  }
+
+  private static CallEvent.Responded responded(JsonNode json, String requestId) {
+    JsonNode output = json.get("output");
+    if (output == null) {
+      throw malformed("\"output\" (the response envelope) is missing", "/output", json);
     }
-    return new CallEvent.Requested(
-        requestId,
-        operationId,
-        input == null ? Json.nodes().nullNode() : input,
-        parent,
-        identity(json),
-        nonNegative(json, "deadlineMs"),
-        replyTo,
-        positive(json, "demand"));
+    try {
+      return new CallEvent.Responded(requestId, Envelopes.fromJson(output));
+    } catch (CallError e) {
+      String pointer =
+          e.details()
+              .map(d -> d.get("pointer"))
+              .filter(JsonNode::isString)
+              .map(JsonNode::asString)
+              .orElse("");
+      throw malformed(
+          "\"output\" is not a response envelope: " + e.getMessage(), "/output" + pointer, json);
+    }
   }
 
   private static Optional<Identity> identity(JsonNode json) {
@@ -209,21 +463,43 @@ public final class CallEvents {
       return Optional.empty();
     }
     if (!who.isObject()) {
-      throw malformed("\"identity\" must be an object with subject and scopes", json);
+      throw malformed(
+          "\"identity\" must be an object with subject and scopes, was " + describe(who),
+          "/identity",
+          json);
     }
-    String subject = string(who, "subject", json);
-    if (subject.isBlank() || subject.length() > 256) {
-      throw malformed("\"identity.subject\" must be 1 to 256 characters", json);
+    JsonNode subjectNode = who.get("subject");
+    if (subjectNode == null || !subjectNode.isString()) {
+      throw malformed("\"identity.subject\" is missing or not a string", "/identity/subject", json);
+    }
+    String subject = subjectNode.asString();
+    if (subject.isBlank() || subject.codePointCount(0, subject.length()) > MAX_SUBJECT_LENGTH) {
+      throw malformed(
+          "\"identity.subject\" must be 1 to "
+              + MAX_SUBJECT_LENGTH
+              + " characters, not all whitespace",
+          "/identity/subject",
+          json);
     }
     Set<String> scopes = new LinkedHashSet<>();
     JsonNode list = who.get("scopes");
     if (list != null && !list.isNull()) {
-      if (!list.isArray() || list.size() > 1024) {
-        throw malformed("\"identity.scopes\" must be an array of at most 1024 strings", json);
+      if (!list.isArray() || list.size() > MAX_SCOPES) {
+        throw malformed(
+            "\"identity.scopes\" must be an array of at most " + MAX_SCOPES + " strings",
+            "/identity/scopes",
+            json);
       }
-      for (JsonNode scope : list) {
+      for (int i = 0; i < list.size(); i++) {
+        JsonNode scope = list.get(i);
         if (!scope.isString() || scope.asString().isBlank()) {
-          throw malformed("\"identity.scopes\" must hold non-blank strings", json);
+          throw malformed(
+              "\"identity.scopes\" must hold strings that are not blank; item "
+                  + i
+                  + " is "
+                  + describe(scope),
+              "/identity/scopes/" + i,
+              json);
         }
         scopes.add(scope.asString());
       }
@@ -234,42 +510,65 @@ public final class CallEvents {
   private static CallEvent.Failed failed(JsonNode json, String requestId) {
     JsonNode error = json.get("error");
     if (error == null || !error.isObject()) {
-      throw malformed("\"error\" must be an object with code and message", json);
+      throw malformed(
+          "\"error\" must be an object with code and message, was " + describe(error),
+          "/error",
+          json);
     }
-    String codeName = string(error, "code", json);
+    JsonNode codeNode = error.get("code");
+    if (codeNode == null || !codeNode.isString()) {
+      throw malformed("\"error.code\" is missing or not a string", "/error/code", json);
+    }
     ErrorCode code;
     try {
-      code = ErrorCode.valueOf(codeName.toUpperCase(Locale.ROOT));
+      code = ErrorCode.valueOf(codeNode.asString().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       // A newer peer's code: keep the message, fail as a generic execution error.
       code = ErrorCode.EXECUTION_ERROR;
     }
-    String message = string(error, "message", json);
+    JsonNode message = error.get("message");
+    if (message == null || !message.isString()) {
+      throw malformed("\"error.message\" is missing or not a string", "/error/message", json);
+    }
     JsonNode retryable = error.get("retryable");
     if (retryable != null && !retryable.isBoolean() && !retryable.isNull()) {
-      throw malformed("\"error.retryable\" must be a boolean", json);
+      throw malformed(
+          "\"error.retryable\" must be a boolean, was " + describe(retryable),
+          "/error/retryable",
+          json);
     }
     JsonNode details = error.get("details");
     return new CallEvent.Failed(
         requestId,
         code,
-        message,
+        message.asString(),
         retryable == null || retryable.isNull() ? code.retryableByDefault() : retryable.asBoolean(),
         details == null || details.isNull() ? Optional.empty() : Optional.of(details));
   }
 
   private static String requestId(JsonNode json) {
-    String requestId = string(json, "requestId", null);
-    if (!REQUEST_ID.matcher(requestId).matches()) {
-      throw malformed("\"requestId\" must be 1 to 128 letters, digits, '_', '.', ':' or '-'", null);
+    JsonNode value = json.get("requestId");
+    if (value == null || !value.isString()) {
+      throw malformed(
+          "\"requestId\" is missing or not a string, was " + describe(value), "/requestId", null);
     }
-    return requestId;
+    if (!isValidRequestId(value.asString())) {
+      throw malformed(
+          "\"requestId\" must be 1 to 128 letters, digits, '_', '.', ':' or '-', was "
+              + quote(value.asString()),
+          "/requestId",
+          null);
+    }
+    return value.asString();
   }
 
   private static String string(JsonNode json, String field, JsonNode event) {
     JsonNode value = json.get(field);
     if (value == null || !value.isString()) {
-      throw malformed("\"" + field + "\" is missing or not a string", event);
+      throw malformed(
+          "\"" + field + "\" is missing or not a string, was " + describe(value),
+          "/" + field,
+          event);
     }
     return value.asString();
   }
@@ -280,47 +579,93 @@ public final class CallEvents {
       return Optional.empty();
     }
     if (!value.isString()) {
-      throw malformed("\"" + field + "\" must be a string", event);
+      throw malformed(
+          "\"" + field + "\" must be a string, was " + describe(value), "/" + field, event);
     }
     return Optional.of(value.asString());
   }
 
-  private static OptionalLong nonNegative(JsonNode json, String field) {
+  /** An optional integer field of at least {@code min}; null counts as absent. */
+  private static OptionalLong integer(JsonNode json, String field, long min) {
     JsonNode value = json.get(field);
     if (value == null || value.isNull()) {
       return OptionalLong.empty();
     }
-    if (!value.isNumber() || !value.canConvertToLong() || value.asLong() < 0) {
-      throw malformed("\"" + field + "\" must be a non-negative integer", json);
+    OptionalLong number = exactLong(value);
+    if (number.isEmpty() || number.getAsLong() < min) {
+      throw malformed(
+          "\"" + field + "\" must be an integer from " + min + " to 2^63-1, was " + describe(value),
+          "/" + field,
+          json);
     }
-    return OptionalLong.of(value.asLong());
-  }
-
-  private static OptionalLong positive(JsonNode json, String field) {
-    OptionalLong value = nonNegative(json, field);
-    if (value.isPresent() && value.getAsLong() == 0) {
-      throw malformed("\"" + field + "\" must be positive", json);
-    }
-    return value;
+    return number;
   }
 
   /**
-   * A PROTOCOL_ERROR; its details hold the request id and reply topic when {@code event} has
-   * readable ones, so a receiver can tell the sender.
+   * The value of a JSON number that is an integer fitting a long, as JSON Schema counts integers
+   * ({@code 1.0} is one); empty for anything else. Never throws, however large the number.
    */
-  private static CallError malformed(String reason, JsonNode event) {
+  private static OptionalLong exactLong(JsonNode value) {
+    if (!value.isNumber()) {
+      return OptionalLong.empty();
+    }
+    if (value.isIntegralNumber()) {
+      return value.canConvertToLong() ? OptionalLong.of(value.longValue()) : OptionalLong.empty();
+    }
+    return value.canConvertToExactIntegral() && value.canConvertToLong()
+        ? OptionalLong.of(value.asLong())
+        : OptionalLong.empty();
+  }
+
+  /**
+   * The top-level {@code requestId} and {@code replyTo} of a message that cannot be read whole, as
+   * far as the first {@code length} bytes are readable JSON: enough to answer the sender when it
+   * wrote them before the damage (this library's writers put them first).
+   */
+  private static JsonNode salvage(byte[] bytes, int length) {
+    ObjectNode found = Json.nodes().objectNode();
+    try (JsonParser parser = READER.createParser(bytes, 0, length)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return found;
+      }
+      while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+        String name = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (value == JsonToken.VALUE_STRING
+            && (name.equals("requestId") || name.equals("replyTo"))
+            && !found.has(name)) {
+          found.put(name, parser.getString());
+          if (found.size() == 2) {
+            break;
+          }
+        } else {
+          parser.skipChildren();
+        }
+      }
+    } catch (JacksonException e) {
+      // The damage (or the end of the scanned bytes) is reached: keep what was found before it.
+    }
+    return found;
+  }
+
+  /**
+   * A PROTOCOL_ERROR. Its details hold the request id and reply topic when {@code event} has valid
+   * ones, so a receiver can tell the sender, and the JSON Pointer of the wrong field.
+   */
+  private static CallError malformed(String reason, String pointer, JsonNode event) {
     ObjectNode details = Json.nodes().objectNode();
     if (event != null) {
       JsonNode requestId = event.get("requestId");
-      if (requestId != null
-          && requestId.isString()
-          && REQUEST_ID.matcher(requestId.asString()).matches()) {
+      if (requestId != null && requestId.isString() && isValidRequestId(requestId.asString())) {
         details.put("requestId", requestId.asString());
       }
       JsonNode replyTo = event.get("replyTo");
-      if (replyTo != null && replyTo.isString() && TOPIC.matcher(replyTo.asString()).matches()) {
+      if (replyTo != null && replyTo.isString() && isValidTopic(replyTo.asString())) {
         details.put("replyTo", replyTo.asString());
       }
+    }
+    if (pointer != null) {
+      details.put("pointer", pointer);
     }
     return CallError.builder(ErrorCode.PROTOCOL_ERROR, "Malformed call event: " + reason)
         .details(details)
@@ -345,13 +690,93 @@ public final class CallEvents {
         .map(JsonNode::asString);
   }
 
-  /** Whether {@code topic} may be used as a reply topic. */
+  /**
+   * Whether {@code topic} may be used as a reply topic: 1 to 256 ASCII letters, digits, '_', '.',
+   * ':', '/', '@' or '-' (no spaces, no wildcards: NATS '*' and '>', Redis glob characters).
+   */
   public static boolean isValidTopic(String topic) {
-    return TOPIC.matcher(topic).matches();
+    return isMadeOf(topic, 256, "_.:/@-");
   }
 
-  private static String printable(String text) {
-    String cut = text.length() > 64 ? text.substring(0, 64) + "..." : text;
-    return cut.replaceAll("\\p{Cntrl}", "?");
+  /**
+   * Whether {@code requestId} is one the protocol accepts: 1 to 128 ASCII letters, digits, '_',
+   * '.', ':' or '-', characters that need no escaping anywhere (UUIDs and hex fit).
+   */
+  public static boolean isValidRequestId(String requestId) {
+    return isMadeOf(requestId, 128, "_.:-");
+  }
+
+  // A loop, not a regex: these run several times per event, and a regex costs ten times more.
+  private static boolean isMadeOf(String text, int maxLength, String punctuation) {
+    int length = text.length();
+    if (length == 0 || length > maxLength) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      char c = text.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || punctuation.indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String describe(JsonNode node) {
+    if (node == null || node.isMissingNode()) {
+      return "absent";
+    }
+    switch (node.getNodeType()) {
+      case STRING:
+        return "the string " + quote(node.asString());
+      case NUMBER:
+        return "the number " + cut(node.toString(), 40);
+      case BOOLEAN:
+        return String.valueOf(node.booleanValue());
+      case NULL:
+        return "null";
+      case ARRAY:
+        return "an array";
+      case OBJECT:
+        return "an object";
+      default:
+        return node.getNodeType().toString().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The text as a JSON string, cut short so a hostile value cannot flood a log line. */
+  private static String quote(String text) {
+    String shown = cut(text, 64);
+    return Json.nodes().stringNode(shown).toString()
+        + (shown.length() < text.length() ? " (" + text.length() + " chars)" : "");
+  }
+
+  private static String cut(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max - 3) + "...";
+  }
+
+  private static String firstLine(String text) {
+    int end = text.indexOf('\n');
+    return cut(end < 0 ? text : text.substring(0, end), 200);
+  }
+
+  /** Compiles the event schema on first use only. */
+  private static final class SchemaHolder {
+    static final Schema SCHEMA = Schema.fromJson(load());
+
+    private static JsonNode load() {
+      try (InputStream in = CallEvents.class.getResourceAsStream(SCHEMA_RESOURCE)) {
+        if (in == null) {
+          throw new IllegalStateException("Missing resource " + SCHEMA_RESOURCE + " (broken jar?)");
+        }
+        return Json.mapper().readTree(in);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read " + SCHEMA_RESOURCE, e);
+      }
+    }
   }
 }

@@ -220,6 +220,11 @@ public final class CallHandler implements AutoCloseable {
                     send(replyTo, CallEvents.failed(requestId, asCallError(error)));
                   } else {
                     send(replyTo, new CallEvent.Responded(requestId, envelope));
+                    if (request.demand().isPresent()) {
+                      // A stream consumer (only streams send demand) of a unary operation: its
+                      // one item is the whole stream.
+                      send(replyTo, new CallEvent.Completed(requestId));
+                    }
                   }
                 });
       }
@@ -290,28 +295,22 @@ public final class CallHandler implements AutoCloseable {
   // ------------------------------------------------------------------ sending
 
   /**
-   * Publishes an event to a caller. A response too large for the transport becomes a
-   * RESOURCE_EXHAUSTED error instead; a reply nobody receives means the caller is gone.
+   * Publishes an event to a caller. An event the transport cannot carry (too large, too deep)
+   * becomes a RESOURCE_EXHAUSTED error instead, and ends the call; a reply nobody receives means
+   * the caller is gone.
    */
   private void send(String replyTo, CallEvent event) {
-    byte[] bytes = CallEvents.encode(event);
-    if (bytes.length > pubsub.maxMessageBytes() && event instanceof CallEvent.Responded) {
-      Running call = running.get(event.requestId());
-      if (call != null && finish(call)) {
-        call.abort(CallError.of(ErrorCode.RESOURCE_EXHAUSTED, "Response too large"));
-      }
-      bytes =
-          CallEvents.encode(
-              CallEvents.failed(
-                  event.requestId(),
-                  CallError.of(
-                      ErrorCode.RESOURCE_EXHAUSTED,
-                      "The response is "
-                          + bytes.length
-                          + " bytes, more than the transport carries ("
-                          + pubsub.maxMessageBytes()
-                          + ")")));
-    }
+    CallEvents.Reply reply = CallEvents.encodeReply(event, pubsub.maxMessageBytes());
+    reply
+        .replaced()
+        .ifPresent(
+            problem -> {
+              Running call = running.get(event.requestId());
+              if (call != null && finish(call)) {
+                call.abort(problem);
+              }
+            });
+    byte[] bytes = reply.bytes();
     pubsub
         .publish(replyTo, bytes)
         .whenComplete(

@@ -18,9 +18,13 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +53,11 @@ public final class PendingRequestMap implements AutoCloseable {
   /** The inbox's buffer: responses for this many calls may wait to be matched. */
   static final int INBOX_BUFFER = 65_536;
 
+  /**
+   * Request ids remembered as aborted for late items, so each costs one abort, not one per item.
+   */
+  static final int RECENT_ABORTS = 1024;
+
   private final PubSub pubsub;
   private final String inbox;
   private final Duration defaultTimeout;
@@ -56,6 +65,14 @@ public final class PendingRequestMap implements AutoCloseable {
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
+  private final Set<String> recentlyAborted =
+      Collections.newSetFromMap(
+          new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+              return size() > RECENT_ABORTS;
+            }
+          });
   private final PubSub.Subscription inboxSubscription;
   private final Registration disconnectRegistration;
   private volatile boolean closed;
@@ -233,15 +250,20 @@ public final class PendingRequestMap implements AutoCloseable {
     } catch (CallError e) {
       throw CallError.of(ErrorCode.INVALID_INPUT, "Input cannot be converted to JSON", e);
     }
-    return new CallEvent.Requested(
-        requestId,
-        operationId,
-        json,
-        options.parentRequestId(),
-        Optional.of(options.identity()),
-        deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
-        Optional.of(inbox),
-        demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+    try {
+      return new CallEvent.Requested(
+          requestId,
+          operationId,
+          json,
+          options.parentRequestId(),
+          Optional.of(options.identity()),
+          deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
+          Optional.of(inbox),
+          demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+    } catch (IllegalArgumentException e) {
+      // A parent request id or an identity the protocol cannot carry.
+      throw CallError.of(ErrorCode.INVALID_INPUT, "Cannot send the call: " + e.getMessage(), e);
+    }
   }
 
   private Deadline deadlineOf(CallOptions options, boolean unary) {
@@ -253,16 +275,24 @@ public final class PendingRequestMap implements AutoCloseable {
 
   /** Registers a call, arms its deadline and cancellation, and sends its request. */
   private void start(Pending call, CallEvent.Requested request, CallOptions options) {
-    byte[] bytes = CallEvents.encode(request);
+    byte[] bytes;
+    try {
+      bytes = CallEvents.encode(request);
+    } catch (CallError e) {
+      call.finish(e); // nested deeper than any receiver reads
+      return;
+    }
     if (bytes.length > pubsub.maxMessageBytes()) {
       call.finish(
-          CallError.of(
-              ErrorCode.RESOURCE_EXHAUSTED,
-              "The request is "
-                  + bytes.length
-                  + " bytes, more than the transport carries ("
-                  + pubsub.maxMessageBytes()
-                  + ")"));
+          CallError.builder(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "The request is "
+                      + bytes.length
+                      + " bytes, more than the transport carries ("
+                      + pubsub.maxMessageBytes()
+                      + ")")
+              .retryable(false) // the same request is as large next time
+              .build());
       return;
     }
     pending.put(call.requestId, call);
@@ -338,6 +368,20 @@ public final class PendingRequestMap implements AutoCloseable {
     }
   }
 
+  /**
+   * Aborts a call whose items keep coming though nobody waits for them: once per request id, so
+   * late items of one stream cost one more call.aborted (which also repairs a lost first one), not
+   * one each.
+   */
+  private void abortLate(String requestId) {
+    synchronized (recentlyAborted) {
+      if (!recentlyAborted.add(requestId)) {
+        return;
+      }
+    }
+    sendAbort(requestId, "no call is waiting for this response");
+  }
+
   private void sendAbort(String requestId, String reason) {
     publish(ProtocolTopics.CONTROL, new CallEvent.Aborted(requestId, Optional.of(reason)))
         .exceptionally(e -> 0); // best effort: the serving side also has the deadline
@@ -363,12 +407,24 @@ public final class PendingRequestMap implements AutoCloseable {
       event = CallEvents.decode(message.payload(), pubsub.maxMessageBytes());
     } catch (CallError e) {
       malformed.incrementAndGet();
-      LOG.debug("Dropped a malformed message on {}: {}", inbox, e.getMessage());
+      Pending call = CallEvents.readableRequestId(e).map(pending::get).orElse(null);
+      if (call != null) {
+        // The serving side answered this call with something unreadable: fail it now rather than
+        // at its deadline, and stop the serving side.
+        abandon(call, e);
+      } else {
+        LOG.debug("Dropped a malformed message on {}: {}", inbox, e.getMessage());
+      }
       return;
     }
     Pending call = pending.get(event.requestId());
     if (call == null) {
       late.incrementAndGet();
+      if (event instanceof CallEvent.Responded) {
+        // Items for a call nobody waits for: a stream that outlived its caller, or a unary call
+        // made to a SUBSCRIPTION. Tell the serving side once, so it stops.
+        abortLate(event.requestId());
+      }
       return;
     }
     if (event instanceof CallEvent.Responded responded) {

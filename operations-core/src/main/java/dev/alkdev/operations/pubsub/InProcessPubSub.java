@@ -84,12 +84,14 @@ public final class InProcessPubSub implements PubSub {
     }
     if (payload.length > maxMessageBytes) {
       return CompletableFuture.failedFuture(
-          CallError.of(
-              ErrorCode.RESOURCE_EXHAUSTED,
-              "Message of "
-                  + payload.length
-                  + " bytes is larger than the transport's limit of "
-                  + maxMessageBytes));
+          CallError.builder(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "Message of "
+                      + payload.length
+                      + " bytes is larger than the transport's limit of "
+                      + maxMessageBytes)
+              .retryable(false) // the same message is as large next time
+              .build());
     }
     Topic target = topics.get(topic);
     if (target == null) {

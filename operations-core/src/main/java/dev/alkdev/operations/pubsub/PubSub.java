@@ -20,8 +20,9 @@ public interface PubSub extends AutoCloseable {
   /**
    * Publishes {@code payload}. The future completes with the number of subscriptions the message
    * was handed to (0: nobody listens), or fails with a {@link dev.alkdev.operations.CallError}:
-   * RESOURCE_EXHAUSTED when the payload is larger than {@link #maxMessageBytes()} or a receiving
-   * buffer with the REJECT policy is full, UNAVAILABLE when the transport is closed or cut off.
+   * RESOURCE_EXHAUSTED when the payload is larger than {@link #maxMessageBytes()} (not retryable)
+   * or a receiving buffer with the REJECT policy is full (retryable), UNAVAILABLE when the
+   * transport is closed or cut off.
    */
   CompletableFuture<Integer> publish(String topic, byte[] payload);
 
