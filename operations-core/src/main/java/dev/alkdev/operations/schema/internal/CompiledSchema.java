@@ -148,7 +148,7 @@ final class CompiledSchema implements Schema {
                   + " evaluation steps (SchemaLimits.maxEvaluationSteps); validation stopped";
       return new SchemaError(path, "limit", message);
     }
-    if (e instanceof DeadlineRegexFactory.RegexLimitException) {
+    if (e instanceof BoundedPattern.RegexLimitException) {
       return new SchemaError("", "limit", e.getMessage());
     }
     if (e instanceof StackOverflowError) {

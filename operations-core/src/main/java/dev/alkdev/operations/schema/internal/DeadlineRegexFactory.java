@@ -4,134 +4,26 @@ import com.networknt.schema.SchemaContext;
 import com.networknt.schema.regex.RegularExpression;
 import com.networknt.schema.regex.RegularExpressionFactory;
 import java.time.Duration;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
- * JSON Schema patterns on the JDK regex engine: ECMA-262 syntax translated by {@link
- * EcmaRegexTranslator}, with a time bound on every match.
- *
- * <p>No regex engine networknt offers bounds running time ({@code ^(a+){1,50}$} on 30 characters
- * runs for minutes on the JDK engine, {@code ^(((a+)+)+)+$} for seconds on only 16), so each match
- * reads its input through a {@link CharSequence} that checks a deadline every 256 characters read.
- * Backtracking re-reads characters, so a runaway match trips the check within about the timeout.
- * The check runs for inputs of every length: nested quantifiers make even a 16-character input take
- * seconds. The JDK matcher also recurses once per repetition of some loops, so a long input can
- * exhaust the stack; that is stopped and reported the same way.
+ * networknt's hook for regular expressions, answered with {@link BoundedPattern}: ECMA-262 patterns
+ * on the JDK engine, every match bounded in time and stack.
  */
 final class DeadlineRegexFactory implements RegularExpressionFactory {
-  private final long timeoutNanos;
+  private final Duration timeout;
 
   DeadlineRegexFactory(Duration timeout) {
-    this.timeoutNanos = timeout.toNanos();
+    this.timeout = timeout;
   }
 
   @Override
   public RegularExpression getRegularExpression(String regex) {
-    String java;
-    try {
-      java = EcmaRegexTranslator.toJava(regex);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "invalid regular expression " + quote(regex) + ": " + e.getMessage(), e);
-    }
-    Pattern pattern;
-    try {
-      pattern = Pattern.compile(java);
-    } catch (PatternSyntaxException e) {
-      throw new IllegalArgumentException(
-          "regular expression "
-              + quote(regex)
-              + " is not supported by the Java regex engine: "
-              + e.getDescription(),
-          e);
-    }
-    return value -> find(regex, pattern, value);
+    BoundedPattern pattern = BoundedPattern.compile(regex, timeout);
+    return pattern::find;
   }
 
   @Override
   public RegularExpression getRegularExpression(String regex, SchemaContext context) {
     return getRegularExpression(regex);
-  }
-
-  private boolean find(String regex, Pattern pattern, String value) {
-    DeadlineCharSequence input = new DeadlineCharSequence(value, System.nanoTime() + timeoutNanos);
-    try {
-      return pattern.matcher(input).find();
-    } catch (DeadlinePassed e) {
-      throw new RegexLimitException(
-          "pattern "
-              + quote(regex)
-              + " ran longer than "
-              + Duration.ofNanos(timeoutNanos).toMillis()
-              + " ms on a "
-              + value.length()
-              + "-character string (SchemaLimits.regexTimeout); validation stopped");
-    } catch (StackOverflowError e) {
-      // The matcher's recursion is its own; unwinding it leaves nothing half-done.
-      throw new RegexLimitException(
-          "pattern "
-              + quote(regex)
-              + " needs more stack than available on a "
-              + value.length()
-              + "-character string; validation stopped");
-    }
-  }
-
-  static String quote(String regex) {
-    return "'" + (regex.length() > 80 ? regex.substring(0, 80) + "..." : regex) + "'";
-  }
-
-  /** A string whose reads check a deadline; only the matcher sees it. */
-  private static final class DeadlineCharSequence implements CharSequence {
-    private final String value;
-    private final long deadlineNanos;
-    private int reads;
-
-    DeadlineCharSequence(String value, long deadlineNanos) {
-      this.value = value;
-      this.deadlineNanos = deadlineNanos;
-    }
-
-    @Override
-    public char charAt(int index) {
-      if ((++reads & 0xFF) == 0 && System.nanoTime() - deadlineNanos > 0) {
-        throw new DeadlinePassed();
-      }
-      return value.charAt(index);
-    }
-
-    @Override
-    public int length() {
-      return value.length();
-    }
-
-    @Override
-    public CharSequence subSequence(int start, int end) {
-      return value.subSequence(start, end);
-    }
-
-    @Override
-    public String toString() {
-      return value;
-    }
-  }
-
-  /** Thrown out of the matcher when the deadline passed; cheap, it carries no stack trace. */
-  private static final class DeadlinePassed extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    DeadlinePassed() {
-      super(null, null, false, false);
-    }
-  }
-
-  /** A match ran past its deadline or out of stack; validation stops and reports it. */
-  static final class RegexLimitException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RegexLimitException(String message) {
-      super(message, null, false, false);
-    }
   }
 }
