@@ -73,4 +73,42 @@ public final class Json {
     }
     return deepest;
   }
+
+  /**
+   * A short description of a value for an error message: "the string \"abc\"", "the number 5", "an
+   * object"; long strings are cut, so a hostile value cannot flood a message or a log line.
+   */
+  public static String describe(JsonNode node) {
+    if (node == null || node.isMissingNode()) {
+      return "absent";
+    }
+    switch (node.getNodeType()) {
+      case STRING:
+        return "the string " + quote(node.asString());
+      case NUMBER:
+        return "the number " + cut(node.toString(), 40);
+      case BOOLEAN:
+        return String.valueOf(node.booleanValue());
+      case NULL:
+        return "null";
+      case ARRAY:
+        return "an array";
+      case OBJECT:
+        return "an object";
+      default:
+        return node.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** The text as a JSON string literal, cut to 64 characters with its full length noted. */
+  public static String quote(String text) {
+    String shown = cut(text, 64);
+    return nodes().stringNode(shown).toString()
+        + (shown.length() < text.length() ? " (" + text.length() + " chars)" : "");
+  }
+
+  /** The text, cut to {@code max} characters with "..." when longer. */
+  public static String cut(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max - 3) + "...";
+  }
 }

@@ -186,7 +186,7 @@ public final class CallEvents {
       }
       problem =
           event instanceof CallEvent.Failed failed
-              ? CallError.builder(failed.code(), cut(failed.message(), 1024))
+              ? CallError.builder(failed.code(), Json.cut(failed.message(), 1024))
                   .retryable(failed.retryable())
                   .build()
               : CallError.builder(
@@ -209,7 +209,7 @@ public final class CallEvents {
             new CallEvent.Failed(
                 event.requestId(),
                 problem.code(),
-                cut(problem.getMessage(), 1024),
+                Json.cut(problem.getMessage(), 1024),
                 problem.retryable(),
                 Optional.empty()));
     return new Reply(bytes, Optional.of(problem));
@@ -328,7 +328,7 @@ public final class CallEvents {
       throw malformed("message is empty", null, null);
     }
     if (!json.isObject()) {
-      throw malformed("an event must be a JSON object, was " + describe(json), "", null);
+      throw malformed("an event must be a JSON object, was " + Json.describe(json), "", null);
     }
     JsonNode v = json.get("v");
     if (v == null || v.isNull()) {
@@ -336,14 +336,14 @@ public final class CallEvents {
     }
     if (!v.isNumber() || !(v.isIntegralNumber() || v.canConvertToExactIntegral())) {
       throw malformed(
-          "\"v\" (the protocol version) must be an integer, was " + describe(v), "/v", json);
+          "\"v\" (the protocol version) must be an integer, was " + Json.describe(v), "/v", json);
     }
     OptionalLong version = exactLong(v);
     if (version.isEmpty() || version.getAsLong() != PROTOCOL_VERSION) {
       CallError error =
           malformed(
               "protocol version "
-                  + cut(v.toString(), 40)
+                  + Json.cut(v.toString(), 40)
                   + " is not supported (this side speaks "
                   + PROTOCOL_VERSION
                   + ")",
@@ -373,14 +373,14 @@ public final class CallEvents {
           OptionalLong value = n == null ? OptionalLong.empty() : exactLong(n);
           if (value.isEmpty() || value.getAsLong() <= 0) {
             throw malformed(
-                "\"n\" must be an integer from 1 to 2^63-1, was " + describe(n), "/n", json);
+                "\"n\" must be an integer from 1 to 2^63-1, was " + Json.describe(n), "/n", json);
           }
           return new CallEvent.Demand(requestId, value.getAsLong());
         }
       default:
         throw malformed(
             "unknown event type "
-                + quote(type)
+                + Json.quote(type)
                 + " (version "
                 + PROTOCOL_VERSION
                 + " has call.requested, call.responded, call.error, call.completed, call.aborted,"
@@ -396,7 +396,7 @@ public final class CallEvents {
       throw malformed(
           "\"replyTo\" must be 1 to 256 letters, digits, '_', '.', ':', '/', '@' or '-' (no"
               + " spaces or wildcards), was "
-              + quote(replyTo.get()),
+              + Json.quote(replyTo.get()),
           "/replyTo",
           json);
     }
@@ -406,7 +406,7 @@ public final class CallEvents {
       throw malformed(
           "\"parentRequestId\" must be a request id (1 to 128 letters, digits, '_', '.', ':' or"
               + " '-'), was "
-              + quote(parent.get()),
+              + Json.quote(parent.get()),
           "/parentRequestId",
           json);
     }
@@ -430,7 +430,7 @@ public final class CallEvents {
         throw malformed(
             "\"operationId\" must be namespace.name (letters, digits, '_' and '-'; a namespace of"
                 + " up to 64 and a name of up to 128 characters), was "
-                + quote(operationId),
+                + Json.quote(operationId),
             "/operationId",
             json);
       }
@@ -464,7 +464,7 @@ public final class CallEvents {
     }
     if (!who.isObject()) {
       throw malformed(
-          "\"identity\" must be an object with subject and scopes, was " + describe(who),
+          "\"identity\" must be an object with subject and scopes, was " + Json.describe(who),
           "/identity",
           json);
     }
@@ -497,7 +497,7 @@ public final class CallEvents {
               "\"identity.scopes\" must hold strings that are not blank; item "
                   + i
                   + " is "
-                  + describe(scope),
+                  + Json.describe(scope),
               "/identity/scopes/" + i,
               json);
         }
@@ -511,7 +511,7 @@ public final class CallEvents {
     JsonNode error = json.get("error");
     if (error == null || !error.isObject()) {
       throw malformed(
-          "\"error\" must be an object with code and message, was " + describe(error),
+          "\"error\" must be an object with code and message, was " + Json.describe(error),
           "/error",
           json);
     }
@@ -533,7 +533,7 @@ public final class CallEvents {
     JsonNode retryable = error.get("retryable");
     if (retryable != null && !retryable.isBoolean() && !retryable.isNull()) {
       throw malformed(
-          "\"error.retryable\" must be a boolean, was " + describe(retryable),
+          "\"error.retryable\" must be a boolean, was " + Json.describe(retryable),
           "/error/retryable",
           json);
     }
@@ -550,12 +550,14 @@ public final class CallEvents {
     JsonNode value = json.get("requestId");
     if (value == null || !value.isString()) {
       throw malformed(
-          "\"requestId\" is missing or not a string, was " + describe(value), "/requestId", null);
+          "\"requestId\" is missing or not a string, was " + Json.describe(value),
+          "/requestId",
+          null);
     }
     if (!isValidRequestId(value.asString())) {
       throw malformed(
           "\"requestId\" must be 1 to 128 letters, digits, '_', '.', ':' or '-', was "
-              + quote(value.asString()),
+              + Json.quote(value.asString()),
           "/requestId",
           null);
     }
@@ -566,7 +568,7 @@ public final class CallEvents {
     JsonNode value = json.get(field);
     if (value == null || !value.isString()) {
       throw malformed(
-          "\"" + field + "\" is missing or not a string, was " + describe(value),
+          "\"" + field + "\" is missing or not a string, was " + Json.describe(value),
           "/" + field,
           event);
     }
@@ -580,7 +582,7 @@ public final class CallEvents {
     }
     if (!value.isString()) {
       throw malformed(
-          "\"" + field + "\" must be a string, was " + describe(value), "/" + field, event);
+          "\"" + field + "\" must be a string, was " + Json.describe(value), "/" + field, event);
     }
     return Optional.of(value.asString());
   }
@@ -594,7 +596,12 @@ public final class CallEvents {
     OptionalLong number = exactLong(value);
     if (number.isEmpty() || number.getAsLong() < min) {
       throw malformed(
-          "\"" + field + "\" must be an integer from " + min + " to 2^63-1, was " + describe(value),
+          "\""
+              + field
+              + "\" must be an integer from "
+              + min
+              + " to 2^63-1, was "
+              + Json.describe(value),
           "/" + field,
           json);
     }
@@ -726,42 +733,9 @@ public final class CallEvents {
     return true;
   }
 
-  private static String describe(JsonNode node) {
-    if (node == null || node.isMissingNode()) {
-      return "absent";
-    }
-    switch (node.getNodeType()) {
-      case STRING:
-        return "the string " + quote(node.asString());
-      case NUMBER:
-        return "the number " + cut(node.toString(), 40);
-      case BOOLEAN:
-        return String.valueOf(node.booleanValue());
-      case NULL:
-        return "null";
-      case ARRAY:
-        return "an array";
-      case OBJECT:
-        return "an object";
-      default:
-        return node.getNodeType().toString().toLowerCase(Locale.ROOT);
-    }
-  }
-
-  /** The text as a JSON string, cut short so a hostile value cannot flood a log line. */
-  private static String quote(String text) {
-    String shown = cut(text, 64);
-    return Json.nodes().stringNode(shown).toString()
-        + (shown.length() < text.length() ? " (" + text.length() + " chars)" : "");
-  }
-
-  private static String cut(String text, int max) {
-    return text.length() <= max ? text : text.substring(0, max - 3) + "...";
-  }
-
   private static String firstLine(String text) {
     int end = text.indexOf('\n');
-    return cut(end < 0 ? text : text.substring(0, end), 200);
+    return Json.cut(end < 0 ? text : text.substring(0, end), 200);
   }
 
   /** Compiles the event schema on first use only. */

@@ -51,7 +51,8 @@ public final class EnvelopeReader {
   public static ResponseEnvelope<JsonNode> read(JsonNode json) {
     Objects.requireNonNull(json, "json");
     if (!json.isObject()) {
-      throw invalid("", "must be a JSON object with \"data\" and \"meta\", was " + describe(json));
+      throw invalid(
+          "", "must be a JSON object with \"data\" and \"meta\", was " + Json.describe(json));
     }
     JsonNode data = json.get("data");
     if (data == null) {
@@ -73,7 +74,7 @@ public final class EnvelopeReader {
                     invalid(
                         path + "/source",
                         "is "
-                            + quote(sourceName)
+                            + Json.quote(sourceName)
                             + ", expected one of \"local\", \"http\", \"mcp\""));
     switch (source) {
       case LOCAL:
@@ -98,7 +99,7 @@ public final class EnvelopeReader {
         || !timestamp.canConvertToExactIntegral()
         || !timestamp.canConvertToLong()) {
       throw invalid(
-          at, "must be a whole number of Unix epoch milliseconds, was " + describe(timestamp));
+          at, "must be a whole number of Unix epoch milliseconds, was " + Json.describe(timestamp));
     }
     return new LocalResponseMeta(operationId, timestamp.longValue());
   }
@@ -112,7 +113,7 @@ public final class EnvelopeReader {
         || status.intValue() > 999) {
       throw invalid(
           pointer(path, "statusCode"),
-          "must be an HTTP status code, an integer from 100 to 999, was " + describe(status));
+          "must be an HTTP status code, an integer from 100 to 999, was " + Json.describe(status));
     }
     String headersPath = pointer(path, "headers");
     ObjectNode headers = object(meta.get("headers"), headersPath);
@@ -145,11 +146,11 @@ public final class EnvelopeReader {
           throw invalid(
               at,
               "joins to "
-                  + quote(join)
+                  + Json.quote(join)
                   + " but "
                   + pointer(headersPath, name)
                   + " is "
-                  + quote(joined.get(name)));
+                  + Json.quote(joined.get(name)));
         }
         values.put(name, list);
       }
@@ -160,12 +161,14 @@ public final class EnvelopeReader {
   private static McpResponseMeta mcp(ObjectNode meta, String path) {
     JsonNode isError = required(meta, "isError", path);
     if (!isError.isBoolean()) {
-      throw invalid(pointer(path, "isError"), "must be true or false, was " + describe(isError));
+      throw invalid(
+          pointer(path, "isError"), "must be true or false, was " + Json.describe(isError));
     }
     String contentPath = pointer(path, "content");
     JsonNode content = required(meta, "content", path);
     if (!content.isArray()) {
-      throw invalid(contentPath, "must be an array of content blocks, was " + describe(content));
+      throw invalid(
+          contentPath, "must be an array of content blocks, was " + Json.describe(content));
     }
     List<McpContentBlock> blocks = new ArrayList<>(content.size());
     int index = 0;
@@ -249,7 +252,8 @@ public final class EnvelopeReader {
                 .orElseThrow(
                     () ->
                         invalid(
-                            itemPath, "must be \"user\" or \"assistant\", was " + quote(role))));
+                            itemPath,
+                            "must be \"user\" or \"assistant\", was " + Json.quote(role))));
       }
       audience = Optional.of(roles);
     }
@@ -259,7 +263,7 @@ public final class EnvelopeReader {
     if (priorityNode.isPresent()) {
       JsonNode value = priorityNode.get();
       if (!value.isNumber() || !Double.isFinite(value.doubleValue())) {
-        throw invalid(pointer(path, "priority"), "must be a number, was " + describe(value));
+        throw invalid(pointer(path, "priority"), "must be a number, was " + Json.describe(value));
       }
       priority = Optional.of(value.doubleValue());
     }
@@ -306,7 +310,7 @@ public final class EnvelopeReader {
       throw invalid(path, "is missing");
     }
     if (!node.isObject()) {
-      throw invalid(path, "must be an object, was " + describe(node));
+      throw invalid(path, "must be an object, was " + Json.describe(node));
     }
     return (ObjectNode) node;
   }
@@ -322,14 +326,14 @@ public final class EnvelopeReader {
   /** The string at {@code field} of {@code path}; the pointer is only built for the error. */
   private static String stringValue(JsonNode node, String path, String field) {
     if (!node.isString()) {
-      throw invalid(pointer(path, field), "must be a string, was " + describe(node));
+      throw invalid(pointer(path, field), "must be a string, was " + Json.describe(node));
     }
     return node.stringValue();
   }
 
   private static List<String> stringList(JsonNode node, String path) {
     if (!node.isArray()) {
-      throw invalid(path, "must be an array of strings, was " + describe(node));
+      throw invalid(path, "must be an array of strings, was " + Json.describe(node));
     }
     List<String> list = new ArrayList<>(node.size());
     int index = 0;
@@ -358,31 +362,5 @@ public final class EnvelopeReader {
 
   private static String lowerCase(String name) {
     return name.toLowerCase(Locale.ROOT);
-  }
-
-  private static String describe(JsonNode node) {
-    switch (node.getNodeType()) {
-      case STRING:
-        return "the string " + quote(node.stringValue());
-      case NUMBER:
-        return "the number " + node;
-      case BOOLEAN:
-        return String.valueOf(node.booleanValue());
-      case NULL:
-        return "null";
-      case ARRAY:
-        return "an array";
-      case OBJECT:
-        return "an object";
-      default:
-        return node.getNodeType().toString().toLowerCase(Locale.ROOT);
-    }
-  }
-
-  /** The text as a JSON string, cut short so a hostile value cannot flood a log line. */
-  private static String quote(String text) {
-    String shown = text.length() > 60 ? text.substring(0, 57) + "..." : text;
-    return Json.nodes().stringNode(shown).toString()
-        + (shown.length() < text.length() ? " (" + text.length() + " chars)" : "");
   }
 }
