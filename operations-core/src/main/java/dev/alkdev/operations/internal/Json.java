@@ -44,6 +44,42 @@ public final class Json {
    * measured; it keeps one iterator per level and stops as soon as the limit is passed, so a
    * hostile value costs at most {@code limit} levels of memory.
    */
+  /**
+   * Whether {@code node} nests containers more than {@code limit} levels deep. Recursive but
+   * bounded by the limit, and without allocating for arrays: this runs before every validation. A
+   * limit too large for the thread's stack answers true (too deep to handle here).
+   */
+  public static boolean deeperThan(JsonNode node, int limit) {
+    try {
+      return exceeds(node, limit);
+    } catch (StackOverflowError e) {
+      return true;
+    }
+  }
+
+  private static boolean exceeds(JsonNode node, int remaining) {
+    if (!node.isContainer()) {
+      return false;
+    }
+    if (remaining == 0) {
+      return true;
+    }
+    if (node.isArray()) {
+      for (int i = 0, n = node.size(); i < n; i++) {
+        if (exceeds(node.get(i), remaining - 1)) {
+          return true;
+        }
+      }
+    } else {
+      for (JsonNode child : node.values()) {
+        if (exceeds(child, remaining - 1)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   public static int depthUpTo(JsonNode node, int limit) {
     if (!node.isContainer()) {
       return 0;

@@ -120,10 +120,10 @@ final class CompiledSchema implements Schema {
    * A value nested deeper than the evaluation depth is refused whatever the schema: networknt stops
    * only where the schema descends (so {@code {}} would accept it), and what handles the value next
    * (equality for {@code enum} and {@code uniqueItems}, casting, serialising, the handler) may
-   * recurse through it. The check is iterative and stops at the limit.
+   * recurse through it. The check recurses at most to the limit and stops there.
    */
   private SchemaError depthError(JsonNode value) {
-    if (Json.depthUpTo(value, limits.maxEvaluationDepth()) >= 0) {
+    if (!Json.deeperThan(value, limits.maxEvaluationDepth())) {
       return null;
     }
     return new SchemaError(
