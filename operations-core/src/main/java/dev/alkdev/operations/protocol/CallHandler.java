@@ -16,8 +16,11 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.util.ArrayList;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +50,12 @@ public final class CallHandler implements AutoCloseable {
   private static final CallError SERVER_CLOSING =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
 
+  /** Aborts remembered for requests that have not arrived yet; the oldest are forgotten first. */
+  static final int EARLY_ABORTS = 4096;
+
+  /** The longest error message sent when an error event has to be shortened to fit. */
+  private static final int SHORT_MESSAGE = 1024;
+
   private final OperationRegistry registry;
   private final PubSub pubsub;
   private final int maxConcurrentCalls;
@@ -56,6 +65,16 @@ public final class CallHandler implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong late = new AtomicLong();
+
+  /**
+   * Request ids whose call.aborted came before their call.requested: the two travel on different
+   * topics, so a call cancelled just after it was sent can be aborted before it is known here.
+   * Without this its handler would run for nobody until its deadline (a stream: for ever).
+   */
+  private final Set<String> earlyAborts = ConcurrentHashMap.newKeySet();
+
+  private final ConcurrentLinkedQueue<String> earlyAbortOrder = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger earlyAbortCount = new AtomicInteger();
   private final PubSub.Subscription controlSubscription;
   private final Registration registryListener;
   private volatile boolean closed;
@@ -159,6 +178,10 @@ public final class CallHandler implements AutoCloseable {
     }
     String replyTo = request.replyTo().get();
     String requestId = request.requestId();
+    if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
+      return; // its caller gave up before the request arrived
+    }
+    Running registered = null;
     try {
       if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
         throw CallError.of(
@@ -193,6 +216,10 @@ public final class CallHandler implements AutoCloseable {
         inFlight.decrementAndGet();
         throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + requestId + " is in use");
       }
+      registered = call;
+      if (closed) {
+        throw SERVER_CLOSING; // close() swept the running calls before this one arrived
+      }
       OperationContext context =
           OperationContext.builder()
               .requestId(requestId)
@@ -224,7 +251,20 @@ public final class CallHandler implements AutoCloseable {
                 });
       }
     } catch (CallError e) {
-      send(replyTo, CallEvents.failed(requestId, e));
+      if (registered == null || finish(registered)) {
+        send(replyTo, CallEvents.failed(requestId, e));
+      }
+    } catch (RuntimeException e) {
+      // A bug below us must not kill the transport's delivery loop nor leave the caller waiting.
+      LOG.error("Serving a request for {} failed", request.operationId(), e);
+      if (registered == null || finish(registered)) {
+        send(
+            replyTo,
+            CallEvents.failed(
+                requestId,
+                CallError.of(
+                    ErrorCode.EXECUTION_ERROR, "Operation " + request.operationId() + " failed")));
+      }
     }
   }
 
@@ -270,7 +310,11 @@ public final class CallHandler implements AutoCloseable {
     }
     Running call = running.get(event.requestId());
     if (call == null) {
-      // Most control messages are for other servers' calls: broadcasts reach every server.
+      // Most control messages are for other servers' calls: broadcasts reach every server. An
+      // abort may also have overtaken its request, so remember it for a while.
+      if (event instanceof CallEvent.Aborted) {
+        rememberEarlyAbort(event.requestId());
+      }
       return;
     }
     if (event instanceof CallEvent.Aborted aborted) {
@@ -287,14 +331,42 @@ public final class CallHandler implements AutoCloseable {
     }
   }
 
+  private void rememberEarlyAbort(String requestId) {
+    if (earlyAborts.add(requestId)) {
+      earlyAbortOrder.add(requestId);
+      if (earlyAbortCount.incrementAndGet() > EARLY_ABORTS) {
+        String oldest = earlyAbortOrder.poll();
+        if (oldest != null) {
+          earlyAborts.remove(oldest);
+          earlyAbortCount.decrementAndGet();
+        }
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ sending
 
   /**
    * Publishes an event to a caller. A response too large for the transport becomes a
-   * RESOURCE_EXHAUSTED error instead; a reply nobody receives means the caller is gone.
+   * RESOURCE_EXHAUSTED error instead, and an error too large loses its details; a reply nobody
+   * receives means the caller is gone.
    */
   private void send(String replyTo, CallEvent event) {
     byte[] bytes = CallEvents.encode(event);
+    if (bytes.length > pubsub.maxMessageBytes() && event instanceof CallEvent.Failed failed) {
+      String message = failed.message();
+      if (message.length() > SHORT_MESSAGE) {
+        message = message.substring(0, SHORT_MESSAGE) + "...";
+      }
+      bytes =
+          CallEvents.encode(
+              new CallEvent.Failed(
+                  failed.requestId(),
+                  failed.code(),
+                  message,
+                  failed.retryable(),
+                  Optional.empty()));
+    }
     if (bytes.length > pubsub.maxMessageBytes() && event instanceof CallEvent.Responded) {
       Running call = running.get(event.requestId());
       if (call != null && finish(call)) {
