@@ -1,10 +1,13 @@
 package dev.alkdev.operations;
 
+import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The one unchecked exception of the library: a failed call, with a code from a closed set.
@@ -14,6 +17,9 @@ import tools.jackson.databind.JsonNode;
  */
 public final class CallError extends RuntimeException {
   private static final long serialVersionUID = 1L;
+
+  /** The field of {@link #details()} that lists the validation errors. */
+  public static final String VALIDATION_ERRORS = "validationErrors";
 
   private final ErrorCode code;
   private final boolean retryable;
@@ -81,7 +87,11 @@ public final class CallError extends RuntimeException {
     return Optional.ofNullable(details);
   }
 
-  /** For {@link ErrorCode#INVALID_INPUT}: every schema error; otherwise empty. */
+  /**
+   * For {@link ErrorCode#INVALID_INPUT}: every schema error; otherwise empty. They also travel in
+   * {@link #details()}, as {@code {"validationErrors": [{"instancePath", "keyword", "message"},
+   * ...]}}, so a caller on the other side of the call protocol gets them all back here.
+   */
   public List<SchemaError> validationErrors() {
     return validationErrors;
   }
@@ -126,8 +136,25 @@ public final class CallError extends RuntimeException {
       return this;
     }
 
+    /** Builds the error; validation errors given without details become its details. */
     public CallError build() {
-      return new CallError(code, message, retryable, details, validationErrors, cause);
+      JsonNode wireDetails = details;
+      if (wireDetails == null && !validationErrors.isEmpty()) {
+        wireDetails = validationErrorsAsDetails(validationErrors);
+      }
+      return new CallError(code, message, retryable, wireDetails, validationErrors, cause);
+    }
+
+    private static JsonNode validationErrorsAsDetails(List<SchemaError> errors) {
+      ObjectNode details = Json.nodes().objectNode();
+      ArrayNode list = details.putArray(VALIDATION_ERRORS);
+      for (SchemaError error : errors) {
+        list.addObject()
+            .put("instancePath", error.instancePath())
+            .put("keyword", error.keyword())
+            .put("message", error.message());
+      }
+      return details;
     }
   }
 }

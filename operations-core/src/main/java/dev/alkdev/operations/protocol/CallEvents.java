@@ -7,7 +7,10 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.SchemaError;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -95,12 +98,41 @@ public final class CallEvents {
         requestId, error.code(), error.getMessage(), error.retryable(), error.details());
   }
 
-  /** The {@link CallError} a caller raises for a {@code call.error} event. */
+  /**
+   * The {@link CallError} a caller raises for a {@code call.error} event; the validation errors of
+   * an INVALID_INPUT come back from its details.
+   */
   public static CallError toCallError(CallEvent.Failed failed) {
     CallError.Builder builder =
         CallError.builder(failed.code(), failed.message()).retryable(failed.retryable());
     failed.details().ifPresent(builder::details);
+    if (failed.code() == ErrorCode.INVALID_INPUT) {
+      failed.details().map(CallEvents::validationErrors).ifPresent(builder::validationErrors);
+    }
     return builder.build();
+  }
+
+  /** The well-formed entries of {@code details.validationErrors}; others are skipped. */
+  private static List<SchemaError> validationErrors(JsonNode details) {
+    JsonNode list = details.get(CallError.VALIDATION_ERRORS);
+    if (list == null || !list.isArray()) {
+      return List.of();
+    }
+    List<SchemaError> errors = new ArrayList<>(list.size());
+    for (JsonNode entry : list) {
+      JsonNode path = entry.get("instancePath");
+      JsonNode keyword = entry.get("keyword");
+      JsonNode message = entry.get("message");
+      if (path != null
+          && path.isString()
+          && keyword != null
+          && keyword.isString()
+          && message != null
+          && message.isString()) {
+        errors.add(new SchemaError(path.asString(), keyword.asString(), message.asString()));
+      }
+    }
+    return errors;
   }
 
   // ------------------------------------------------------------------ reading
