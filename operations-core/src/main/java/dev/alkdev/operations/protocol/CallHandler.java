@@ -16,8 +16,10 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.util.ArrayList;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,7 +49,12 @@ public final class CallHandler implements AutoCloseable {
   private static final CallError SERVER_CLOSING =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
 
+  /** Aborts remembered for requests that have not arrived yet; the oldest are forgotten first. */
+  static final int EARLY_ABORTS = 4096;
+
+  /** The longest error message sent when an error event has to be shortened to fit. */
   private final OperationRegistry registry;
+
   private final PubSub pubsub;
   private final int maxConcurrentCalls;
   private final ConcurrentHashMap<String, PubSub.Subscription> requestSubscriptions =
@@ -56,6 +63,16 @@ public final class CallHandler implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong late = new AtomicLong();
+
+  /**
+   * Request ids whose call.aborted came before their call.requested: the two travel on different
+   * topics, so a call cancelled just after it was sent can be aborted before it is known here.
+   * Without this its handler would run for nobody until its deadline (a stream: for ever).
+   */
+  private final Set<String> earlyAborts = ConcurrentHashMap.newKeySet();
+
+  private final ConcurrentLinkedQueue<String> earlyAbortOrder = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger earlyAbortCount = new AtomicInteger();
   private final PubSub.Subscription controlSubscription;
   private final Registration registryListener;
   private volatile boolean closed;
@@ -159,6 +176,10 @@ public final class CallHandler implements AutoCloseable {
     }
     String replyTo = request.replyTo().get();
     String requestId = request.requestId();
+    if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
+      return; // its caller gave up before the request arrived
+    }
+    Running registered = null;
     try {
       if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
         throw CallError.of(
@@ -192,6 +213,10 @@ public final class CallHandler implements AutoCloseable {
       if (running.putIfAbsent(requestId, call) != null) {
         inFlight.decrementAndGet();
         throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + requestId + " is in use");
+      }
+      registered = call;
+      if (closed) {
+        throw SERVER_CLOSING; // close() swept the running calls before this one arrived
       }
       OperationContext context =
           OperationContext.builder()
@@ -229,7 +254,20 @@ public final class CallHandler implements AutoCloseable {
                 });
       }
     } catch (CallError e) {
-      send(replyTo, CallEvents.failed(requestId, e));
+      if (registered == null || finish(registered)) {
+        send(replyTo, CallEvents.failed(requestId, e));
+      }
+    } catch (RuntimeException e) {
+      // A bug below us must not kill the transport's delivery loop nor leave the caller waiting.
+      LOG.error("Serving a request for {} failed", request.operationId(), e);
+      if (registered == null || finish(registered)) {
+        send(
+            replyTo,
+            CallEvents.failed(
+                requestId,
+                CallError.of(
+                    ErrorCode.EXECUTION_ERROR, "Operation " + request.operationId() + " failed")));
+      }
     }
   }
 
@@ -275,7 +313,11 @@ public final class CallHandler implements AutoCloseable {
     }
     Running call = running.get(event.requestId());
     if (call == null) {
-      // Most control messages are for other servers' calls: broadcasts reach every server.
+      // Most control messages are for other servers' calls: broadcasts reach every server. An
+      // abort may also have overtaken its request, so remember it for a while.
+      if (event instanceof CallEvent.Aborted) {
+        rememberEarlyAbort(event.requestId());
+      }
       return;
     }
     if (event instanceof CallEvent.Aborted aborted) {
@@ -289,6 +331,19 @@ public final class CallHandler implements AutoCloseable {
       call.demand(demand.n());
     } else {
       malformed.incrementAndGet();
+    }
+  }
+
+  private void rememberEarlyAbort(String requestId) {
+    if (earlyAborts.add(requestId)) {
+      earlyAbortOrder.add(requestId);
+      if (earlyAbortCount.incrementAndGet() > EARLY_ABORTS) {
+        String oldest = earlyAbortOrder.poll();
+        if (oldest != null) {
+          earlyAborts.remove(oldest);
+          earlyAbortCount.decrementAndGet();
+        }
+      }
     }
   }
 

@@ -168,7 +168,8 @@ public final class PendingRequestMap implements AutoCloseable {
       Objects.requireNonNull(subscriber, "subscriber");
       StreamCall stream =
           new StreamCall(OperationContext.newRequestId(), operationId, input, options, subscriber);
-      subscriber.onSubscribe(stream);
+      // Through the stream's serial executor, so that no signal can overlap onSubscribe (§1.3).
+      stream.signals.execute(() -> subscriber.onSubscribe(stream));
     };
   }
 
@@ -193,11 +194,18 @@ public final class PendingRequestMap implements AutoCloseable {
           "respond() needs a ResponseEnvelope (data and meta with a known source), was "
               + (output == null ? "null" : output.getClass().getName()));
     }
-    ResponseEnvelope<JsonNode> envelope =
-        output instanceof ResponseEnvelope<?> e
-            ? e.withData(ResultPipeline.toJson("respond", e.data()))
-            : Envelopes.fromJson(
-                output instanceof JsonNode json ? json : Json.mapper().valueToTree(output));
+    ResponseEnvelope<JsonNode> envelope;
+    try {
+      envelope =
+          output instanceof ResponseEnvelope<?> e
+              ? e.withData(ResultPipeline.toJson("respond", e.data()))
+              : Envelopes.fromJson(
+                  output instanceof JsonNode json ? json : Json.mapper().valueToTree(output));
+    } catch (CallError | IllegalArgumentException e) {
+      // An envelope's shape with a broken meta, or data that is not JSON: still not an envelope.
+      throw new IllegalArgumentException(
+          "respond() needs a well-formed ResponseEnvelope: " + e.getMessage(), e);
+    }
     publish(inbox, new CallEvent.Responded(requestId, envelope))
         .exceptionally(
             error -> {
@@ -329,6 +337,9 @@ public final class PendingRequestMap implements AutoCloseable {
                                     .reason()
                                     .orElseGet(
                                         () -> CallError.of(ErrorCode.CANCELLED, "Cancelled")))));
+    if (pending.get(call.requestId) != call) {
+      return; // the signal was cancelled already: the call ended before it was sent
+    }
     pubsub
         .publish(ProtocolTopics.request(request.operationId()), bytes)
         .whenComplete(
@@ -417,6 +428,12 @@ public final class PendingRequestMap implements AutoCloseable {
       }
       return;
     }
+    if (!(event instanceof CallEvent.Responded
+        || event instanceof CallEvent.Failed
+        || event instanceof CallEvent.Completed)) {
+      malformed.incrementAndGet(); // requests, aborts and demands do not belong in an inbox
+      return;
+    }
     Pending call = pending.get(event.requestId());
     if (call == null) {
       late.incrementAndGet();
@@ -431,10 +448,8 @@ public final class PendingRequestMap implements AutoCloseable {
       call.onResponded(responded.output());
     } else if (event instanceof CallEvent.Failed failed) {
       end(call, CallEvents.toCallError(failed));
-    } else if (event instanceof CallEvent.Completed) {
-      call.onCompleted();
     } else {
-      malformed.incrementAndGet(); // requests, aborts and demands do not belong in an inbox
+      call.onCompleted();
     }
   }
 
@@ -512,7 +527,17 @@ public final class PendingRequestMap implements AutoCloseable {
     private final Object lock = new Object();
     private boolean started;
     private boolean done;
+    private boolean cancelled; // by the subscriber, who expects no further signal (§3.7)
     private long credit;
+
+    /**
+     * Whether the serving side has answered. Until it has, call.demand could overtake
+     * call.requested (they travel on different topics) and be lost, so demand is held back here and
+     * sent with the first item.
+     */
+    private boolean answered;
+
+    private long heldDemand;
 
     StreamCall(
         String requestId,
@@ -546,6 +571,10 @@ public final class PendingRequestMap implements AutoCloseable {
         credit = credit + n < 0 ? Long.MAX_VALUE : credit + n;
         first = !started;
         started = true;
+        if (!first && !answered) {
+          heldDemand = heldDemand + n < 0 ? Long.MAX_VALUE : heldDemand + n;
+          return;
+        }
       }
       if (first) {
         CallEvent.Requested request;
@@ -558,15 +587,27 @@ public final class PendingRequestMap implements AutoCloseable {
           return;
         }
         start(this, request, options);
+        boolean cancelledMeanwhile;
+        synchronized (lock) {
+          cancelledMeanwhile = done;
+        }
+        if (cancelledMeanwhile) {
+          // cancel() ran while the call was being registered and found nothing to abandon.
+          abandon(this, "the subscriber cancelled");
+        }
       } else {
-        publish(ProtocolTopics.CONTROL, new CallEvent.Demand(requestId, n))
-            .whenComplete(
-                (receivers, error) -> {
-                  if (error != null) {
-                    abandon(this, asCallError(error));
-                  }
-                });
+        sendDemand(n);
       }
+    }
+
+    private void sendDemand(long n) {
+      publish(ProtocolTopics.CONTROL, new CallEvent.Demand(requestId, n))
+          .whenComplete(
+              (receivers, error) -> {
+                if (error != null) {
+                  abandon(this, asCallError(error));
+                }
+              });
     }
 
     @Override
@@ -576,12 +617,15 @@ public final class PendingRequestMap implements AutoCloseable {
           return;
         }
         done = true;
+        cancelled = true;
       }
       abandon(this, "the subscriber cancelled");
     }
 
     @Override
     void onResponded(ResponseEnvelope<JsonNode> envelope) {
+      long release = 0;
+      boolean overflowed = false;
       synchronized (lock) {
         if (done) {
           return;
@@ -589,18 +633,28 @@ public final class PendingRequestMap implements AutoCloseable {
         if (credit == 0) {
           // The serving side sent more than was asked for: a broken peer.
           done = true;
+          overflowed = true;
         } else {
           if (credit != Long.MAX_VALUE) {
             credit--;
           }
+          if (!answered) {
+            answered = true;
+            release = heldDemand;
+            heldDemand = 0;
+          }
           signals.execute(() -> subscriber.onNext(envelope));
-          return;
         }
       }
-      abandon(
-          this,
-          CallError.of(
-              ErrorCode.PROTOCOL_ERROR, "The serving side sent more items than were requested"));
+      if (release > 0) {
+        sendDemand(release);
+      }
+      if (overflowed) {
+        abandon(
+            this,
+            CallError.of(
+                ErrorCode.PROTOCOL_ERROR, "The serving side sent more items than were requested"));
+      }
     }
 
     @Override
@@ -609,6 +663,9 @@ public final class PendingRequestMap implements AutoCloseable {
         cleanup();
         synchronized (lock) {
           done = true;
+          if (cancelled) {
+            return;
+          }
         }
         signals.execute(subscriber::onComplete);
       }
@@ -618,6 +675,9 @@ public final class PendingRequestMap implements AutoCloseable {
     void finish(CallError error) {
       synchronized (lock) {
         done = true;
+        if (cancelled) {
+          return;
+        }
       }
       signals.execute(() -> subscriber.onError(error));
     }
