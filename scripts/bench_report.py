@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Turns a JMH JSON result file into Markdown tables of scores and ratios to each class's
-baseline method (the one whose name starts with "baseline"), and writes each benchmark class's
+baseline methods (those whose names start with "baseline"), and writes each benchmark class's
 table into a document between the markers <!-- jmh:CLASS:start --> and <!-- jmh:CLASS:end -->,
-replacing that class's previous table and leaving the others as they are."""
+replacing that class's previous table and leaving the others as they are.
+
+A method is compared with every baseline of the same class, parameters and mode (a throughput is
+never divided by a latency); sample-time results also show their p50 and p99."""
 import json
 import os
 import platform
@@ -43,21 +46,26 @@ def main(result_file, doc):
         lines = [
             header,
             "",
-            "| benchmark | method | mode | score | error | unit | ratio to baseline |",
-            "|---|---|---|---:|---:|---|---:|",
+            "| benchmark | method | mode | score | error | unit | p50 / p99 | ratio to baseline |",
+            "|---|---|---|---:|---:|---|---:|---|",
         ]
         for key in sorted(k for k in by_class if k.split(" ", 1)[0] == cls):
             rows = by_class[key]
-            base = next((r for m, r in rows if m.startswith("baseline")), None)
             for method, r in sorted(rows, key=lambda mr: (not mr[0].startswith("baseline"), mr[0])):
                 m = r["primaryMetric"]
-                ratio = ""
-                if base is not None and base["primaryMetric"]["score"]:
-                    ratio = f'{m["score"] / base["primaryMetric"]["score"]:.2f}×'
+                ratios = []
+                if not method.startswith("baseline"):
+                    for base_method, base in rows:
+                        if base_method.startswith("baseline") and base["mode"] == r["mode"] and base["primaryMetric"]["score"]:
+                            ratios.append(f'{m["score"] / base["primaryMetric"]["score"]:.2f}× {base_method}')
                 err = m.get("scoreError")
                 err_s = "" if err is None or err != err else f"{err:.1f}"
+                pct = m.get("scorePercentiles") or {}
+                pcts = ""
+                if r["mode"] == "sample" and "50.0" in pct:
+                    pcts = f'{pct["50.0"]:.1f} / {pct.get("99.0", float("nan")):.1f}'
                 lines.append(
-                    f'| {key} | {method} | {r["mode"]} | {m["score"]:.1f} | {err_s} | {m["scoreUnit"]} | {ratio} |'
+                    f'| {key} | {method} | {r["mode"]} | {m["score"]:.1f} | {err_s} | {m["scoreUnit"]} | {pcts} | {"; ".join(ratios)} |'
                 )
         start, end = f"<!-- jmh:{cls}:start -->", f"<!-- jmh:{cls}:end -->"
         block = start + "\n" + "\n".join(lines) + "\n" + end
