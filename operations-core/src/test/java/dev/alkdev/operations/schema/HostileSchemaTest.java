@@ -477,6 +477,21 @@ class HostileSchemaTest {
     }
 
     @Test
+    void aFileMappingWrittenWithDotSegmentsServesItsFolder() throws IOException {
+      writeSchema("schemas/integer.json", "{\"type\": \"integer\"}");
+      writeSchema("other/string.json", "{\"type\": \"string\"}");
+      // A relative path made absolute keeps its "..": the mapping must still match.
+      String target = dir.resolve("other").toUri() + "../schemas/";
+      SchemaOptions options =
+          SchemaOptions.builder().mapPrefix("https://schemas.example.com/", target).build();
+
+      assertThat(
+              Schema.fromJson("{\"$ref\": \"https://schemas.example.com/integer.json\"}", options)
+                  .isValid(json("2")))
+          .isTrue();
+    }
+
+    @Test
     void redirectsAreNotFollowed() throws IOException {
       writeSchema("secret/string.json", "{\"type\": \"string\"}");
       try (LoopbackServer server =

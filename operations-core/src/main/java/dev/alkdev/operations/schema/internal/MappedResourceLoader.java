@@ -34,7 +34,9 @@ final class MappedResourceLoader implements ResourceLoader {
    * @param maxDocumentChars the schema size limit; UTF-8 needs at most 3 bytes a char
    */
   MappedResourceLoader(Collection<String> targets, int maxDocumentChars) {
-    this.targets = List.copyOf(targets);
+    // Locations are normalised before they are matched, so the targets must be too: a target
+    // such as file:/work/app/../shared/ would otherwise match nothing.
+    this.targets = targets.stream().map(MappedResourceLoader::normalized).toList();
     this.maxBytes = 3L * maxDocumentChars;
   }
 
@@ -143,6 +145,14 @@ final class MappedResourceLoader implements ResourceLoader {
       }
     }
     return false;
+  }
+
+  private static String normalized(String target) {
+    try {
+      return new URI(target).normalize().toString();
+    } catch (URISyntaxException e) {
+      return target; // SchemaOptions checked its form; matching the text as given is all we can do
+    }
   }
 
   private static String withoutFragment(URI uri) {
