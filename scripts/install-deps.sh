@@ -33,5 +33,18 @@ if ! command -v mvn >/dev/null 2>&1; then
   apt_install maven
 fi
 
+# Node.js and npm: the MCP adapter's tests run the reference MCP server
+# (@modelcontextprotocol/server-everything) with npx.
+if ! command -v npx >/dev/null 2>&1; then
+  apt_install nodejs npm
+fi
+
+# Warm the npm cache with the pinned reference MCP server, so the tests do not download it
+# under their own timeouts. A failure here is not fatal: those tests then say why they skip.
+if [ -f scripts/install-mcp-reference.sh ]; then
+  bash scripts/install-mcp-reference.sh || log "could not fetch the reference MCP server; its tests will skip"
+fi
+
 log "java: $(java -version 2>&1 | head -n 1)"
 log "maven: $(mvn -v 2>/dev/null | head -n 1)"
+log "node: $(node --version 2>/dev/null || echo missing), npm: $(npm --version 2>/dev/null || echo missing)"
