@@ -6,8 +6,8 @@ import java.net.http.HttpRequest;
 import java.util.concurrent.Flow;
 
 /**
- * The client side of a Server-Sent-Events stream (the WHATWG {@code EventSource}) on the JDK
- * {@link HttpClient}, as a {@link Flow.Publisher} of events.
+ * The client side of a Server-Sent-Events stream (the WHATWG {@code EventSource}) on the JDK {@link
+ * HttpClient}, as a {@link Flow.Publisher} of events.
  *
  * <p>Each subscriber gets its own connection. The request is sent as given, with {@code Accept:
  * text/event-stream}, {@code Cache-Control: no-cache}, the response timeout from {@link
@@ -18,9 +18,9 @@ import java.util.concurrent.Flow;
  *
  * <ul>
  *   <li>HTTP 204: completes, no reconnection (the server's way to say stop).
- *   <li>Another status than 200, or a content type other than {@code text/event-stream}: fails
- *       with a {@link dev.alkdev.operations.CallError} whose details hold the status, content type
- *       and the first {@link SseOptions#maxErrorBodyBytes()} of the body.
+ *   <li>Another status than 200, or a content type other than {@code text/event-stream}: fails with
+ *       a {@link dev.alkdev.operations.CallError} whose details hold the status, content type and
+ *       the first {@link SseOptions#maxErrorBodyBytes()} of the body.
  *   <li>The stream ends or drops after a good start: reconnects after the stream's {@code retry}
  *       (or {@link SseOptions#defaultRetry()}, capped by {@link SseOptions#maxRetry()}); after
  *       {@link SseOptions#maxReconnects()} reconnections in a row without an event it fails with

@@ -6,12 +6,12 @@ import java.util.Objects;
 /**
  * How an {@link SseEventSource} connects and reconnects.
  *
- * @param responseTimeout how long to wait for the response headers of each connection attempt
- *     (set as the request timeout; the stream itself may then stay open indefinitely)
+ * @param responseTimeout how long to wait for the response headers of each connection attempt (set
+ *     as the request timeout; the stream itself may then stay open indefinitely)
  * @param defaultRetry the reconnection delay until the stream sends a {@code retry} field
  * @param maxRetry the longest reconnection delay, whatever the stream asks for
- * @param maxReconnects how many reconnections in a row may be tried; the count starts again after
- *     a connection that delivered an event
+ * @param maxReconnects how many reconnections in a row may be tried; the count starts again after a
+ *     connection that delivered an event
  * @param reconnect whether to reconnect at all when the stream ends or drops
  * @param limits the parser's limits
  * @param maxErrorBodyBytes how much of a failed response's body goes into the error's details
@@ -33,7 +33,8 @@ public record SseOptions(
       throw new IllegalArgumentException("defaultRetry and maxRetry must not be negative");
     }
     if (maxReconnects < 0) {
-      throw new IllegalArgumentException("maxReconnects must not be negative, was " + maxReconnects);
+      throw new IllegalArgumentException(
+          "maxReconnects must not be negative, was " + maxReconnects);
     }
     Objects.requireNonNull(limits, "limits");
     if (maxErrorBodyBytes < 0) {
@@ -84,7 +85,13 @@ public record SseOptions(
 
   public SseOptions withLimits(SseLimits value) {
     return new SseOptions(
-        responseTimeout, defaultRetry, maxRetry, maxReconnects, reconnect, value, maxErrorBodyBytes);
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        maxReconnects,
+        reconnect,
+        value,
+        maxErrorBodyBytes);
   }
 
   public SseOptions withMaxErrorBodyBytes(int value) {

@@ -13,14 +13,14 @@ import java.util.function.Consumer;
 /**
  * A push parser for the {@code text/event-stream} format, following the WHATWG HTML rules.
  *
- * <p>Feed it the stream's bytes in pieces of any size ({@link #feed(ByteBuffer)}), then call
- * {@link #end()}; it hands each dispatched event to the sink given at creation. Each byte is looked
- * at once: a line is collected as bytes and decoded as UTF-8 only when its line end arrives, so a
+ * <p>Feed it the stream's bytes in pieces of any size ({@link #feed(ByteBuffer)}), then call {@link
+ * #end()}; it hands each dispatched event to the sink given at creation. Each byte is looked at
+ * once: a line is collected as bytes and decoded as UTF-8 only when its line end arrives, so a
  * multi-byte character split across pieces decodes correctly and a long line fed in small pieces
  * costs linear time. Invalid UTF-8 decodes to U+FFFD, as the WHATWG decoder does.
  *
- * <p>Not thread-safe: feed one piece at a time. After a limit is exceeded the parser has failed
- * and every further call throws the same {@link CallError}.
+ * <p>Not thread-safe: feed one piece at a time. After a limit is exceeded the parser has failed and
+ * every further call throws the same {@link CallError}.
  */
 public final class SseParser {
   private static final byte CR = '\r';

@@ -33,13 +33,13 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * One subscription to an SSE endpoint: connects, parses, reconnects, and hands events downstream
- * as the subscriber demands them.
+ * One subscription to an SSE endpoint: connects, parses, reconnects, and hands events downstream as
+ * the subscriber demands them.
  *
- * <p>Backpressure: the HTTP body is requested one chunk at a time, and only when every event of
- * the previous chunk has been delivered and the subscriber wants more; so at most one chunk's
- * events wait in the queue. Signals to the subscriber are serialised by a work-in-progress
- * counter (the usual drain loop), so onNext is never concurrent and never follows cancel.
+ * <p>Backpressure: the HTTP body is requested one chunk at a time, and only when every event of the
+ * previous chunk has been delivered and the subscriber wants more; so at most one chunk's events
+ * wait in the queue. Signals to the subscriber are serialised by a work-in-progress counter (the
+ * usual drain loop), so onNext is never concurrent and never follows cancel.
  */
 public final class SseStream<T> implements Flow.Subscription {
   private static final Logger LOG = LoggerFactory.getLogger(SseStream.class);
