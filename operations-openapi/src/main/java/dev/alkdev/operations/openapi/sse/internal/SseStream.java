@@ -183,8 +183,8 @@ public final class SseStream<T> implements Flow.Subscription {
     }
     int attempt = ++attempts;
     if (attempt > options.maxReconnects()) {
-      terminate(
-          CallError.of(
+      CallError.Builder exhausted =
+          CallError.builder(
               ErrorCode.UNAVAILABLE,
               "the SSE stream "
                   + request.uri()
@@ -192,8 +192,11 @@ public final class SseStream<T> implements Flow.Subscription {
                   + options.maxReconnects()
                   + " reconnections delivered no event; raise SseOptions.maxReconnects to keep"
                   + " trying"
-                  + (error == null ? "" : " (last error: " + error + ")"),
-              error));
+                  + (error == null ? "" : " (last error: " + error + ")"));
+      if (error != null) {
+        exhausted.cause(error);
+      }
+      terminate(exhausted.build());
       return;
     }
     long delay;
