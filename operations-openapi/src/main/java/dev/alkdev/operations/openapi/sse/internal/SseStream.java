@@ -2,6 +2,8 @@ package dev.alkdev.operations.openapi.sse.internal;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.openapi.sse.SseEvent;
 import dev.alkdev.operations.openapi.sse.SseOptions;
 import dev.alkdev.operations.openapi.sse.SseParser;
@@ -63,6 +65,8 @@ public final class SseStream<T> implements Flow.Subscription {
   private volatile boolean everConnected;
   // Reconnections since the last connection that delivered an event.
   private volatile int attempts;
+  // Releases the call context's cancellation listener and deadline timer.
+  private volatile Runnable unbind = () -> {};
 
   private SseStream(
       HttpClient client,
@@ -84,16 +88,69 @@ public final class SseStream<T> implements Flow.Subscription {
       HttpRequest request,
       SseOptions options,
       BiFunction<ResponseInfo, SseEvent, T> mapper) {
+    return publisher(client, request, options, Optional.empty(), mapper);
+  }
+
+  /**
+   * A cold publisher bound to a call: when the context is cancelled or its deadline passes, the
+   * stream is closed and the subscriber gets the reason as error.
+   */
+  public static <T> Flow.Publisher<T> publisher(
+      HttpClient client,
+      HttpRequest request,
+      SseOptions options,
+      Optional<OperationContext> context,
+      BiFunction<ResponseInfo, SseEvent, T> mapper) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(context, "context");
     Objects.requireNonNull(mapper, "mapper");
     return subscriber -> {
       Objects.requireNonNull(subscriber, "subscriber");
       SseStream<T> stream = new SseStream<>(client, request, options, mapper, subscriber);
       subscriber.onSubscribe(stream);
+      context.ifPresent(stream::bind);
       stream.connect();
     };
+  }
+
+  private void bind(OperationContext context) {
+    Registration registration =
+        context
+            .cancellation()
+            .onCancel(
+                () ->
+                    terminate(
+                        context
+                            .cancellation()
+                            .reason()
+                            .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "call cancelled"))));
+    CompletableFuture<?> timer =
+        context
+            .deadline()
+            .map(
+                deadline ->
+                    CompletableFuture.runAsync(
+                        () ->
+                            terminate(
+                                CallError.of(
+                                    ErrorCode.DEADLINE_EXCEEDED,
+                                    "the call's deadline passed while reading SSE stream "
+                                        + request.uri())),
+                        CompletableFuture.delayedExecutor(
+                            Math.max(0, deadline.remainingMillis()), TimeUnit.MILLISECONDS)))
+            .orElse(null);
+    unbind =
+        () -> {
+          registration.remove();
+          if (timer != null) {
+            timer.cancel(false);
+          }
+        };
+    if (cancelled || terminal != null) {
+      unbind.run();
+    }
   }
 
   @Override
@@ -114,6 +171,7 @@ public final class SseStream<T> implements Flow.Subscription {
   }
 
   private void stopConnection() {
+    unbind.run();
     CompletableFuture<?> reconnect = pendingReconnect;
     if (reconnect != null) {
       reconnect.cancel(false);
