@@ -42,7 +42,12 @@ public final class SseParser {
   private boolean afterCr;
   private boolean atStreamStart = true;
 
+  // The data buffer: the first line alone until a second arrives, then all lines in the builder.
   private final StringBuilder data = new StringBuilder();
+  private int dataLines;
+  private String firstData;
+  private byte[] lastTypeBytes;
+  private String lastType = "";
   private long eventBytes;
   private String eventType = "";
   private long blockRetry = -1;
@@ -232,9 +237,19 @@ public final class SseParser {
                 + limits.maxEventBytes()
                 + " bytes); raise it with SseLimits.withMaxEventBytes");
       }
-      data.append(decode(valueStart, valueLength)).append('\n');
+      String value = decode(valueStart, valueLength);
+      // Most events have one data line: keep it as it is instead of copying it through the builder.
+      if (dataLines == 0) {
+        firstData = value;
+      } else {
+        if (dataLines == 1) {
+          data.append(firstData);
+        }
+        data.append('\n').append(value);
+      }
+      dataLines++;
     } else if (fieldIs(EVENT, colon)) {
-      eventType = decode(valueStart, valueLength);
+      eventType = typeOf(valueStart, valueLength);
     } else if (fieldIs(ID, colon)) {
       for (int i = valueStart; i < length; i++) {
         if (line[i] == 0) {
@@ -272,16 +287,27 @@ public final class SseParser {
     return new String(line, from, length, StandardCharsets.UTF_8);
   }
 
+  // Streams repeat a few event types: reuse the last one's string when the bytes are the same.
+  private String typeOf(int from, int length) {
+    if (lastTypeBytes != null
+        && Arrays.equals(line, from, from + length, lastTypeBytes, 0, lastTypeBytes.length)) {
+      return lastType;
+    }
+    lastTypeBytes = Arrays.copyOfRange(line, from, from + length);
+    lastType = decode(from, length);
+    return lastType;
+  }
+
   private void dispatch() {
-    if (data.length() == 0) {
+    if (dataLines == 0) {
       clearEvent();
       return;
     }
-    data.setLength(data.length() - 1);
+    String eventData = dataLines == 1 ? firstData : data.toString();
     SseEvent event =
         new SseEvent(
             eventType,
-            data.toString(),
+            eventData,
             lastEventId(),
             blockRetry < 0 ? OptionalLong.empty() : OptionalLong.of(blockRetry));
     clearEvent();
@@ -290,6 +316,8 @@ public final class SseParser {
 
   private void clearEvent() {
     data.setLength(0);
+    dataLines = 0;
+    firstData = null;
     eventBytes = 0;
     eventType = "";
     blockRetry = -1;
