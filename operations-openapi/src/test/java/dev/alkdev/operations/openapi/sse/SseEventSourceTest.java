@@ -197,6 +197,36 @@ class SseEventSourceTest {
   }
 
   @Test
+  void errorStatusDuringReconnectionFailsWithoutFurtherAttempts() throws Exception {
+    server =
+        new SseTestServer(
+            (i, x) -> {
+              if (i == 0) {
+                x.eventStream();
+                x.send("id: a\ndata: first\n\n");
+                x.drop();
+              } else {
+                x.status(503, "text/plain");
+                x.send("busy");
+                x.end();
+              }
+            });
+    Recorder recorder = subscribe(FAST, Long.MAX_VALUE);
+    Throwable error = recorder.awaitError();
+    assertThat(error)
+        .isInstanceOfSatisfying(
+            CallError.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+              assertThat(e.details().orElseThrow().get("body").asString()).isEqualTo("busy");
+            });
+    assertThat(recorder.events).extracting(SseEvent::data).containsExactly("first");
+    Thread.sleep(100);
+    assertThat(server.requests).hasSize(2);
+    assertThat(server.requests.get(1).headers()).containsEntry("last-event-id", "a");
+  }
+
+  @Test
   void noContentStopsWithoutReconnecting() throws Exception {
     server = new SseTestServer((i, x) -> x.status(204, null));
     Recorder recorder = subscribe(FAST, Long.MAX_VALUE);
