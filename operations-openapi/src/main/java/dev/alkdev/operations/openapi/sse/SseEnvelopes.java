@@ -12,6 +12,7 @@ import java.net.http.HttpResponse.ResponseInfo;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Flow;
+import java.util.function.Function;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -37,13 +38,13 @@ public final class SseEnvelopes {
       HttpClient client, HttpRequest request, SseOptions options, OperationContext context) {
     Objects.requireNonNull(context, "context");
     return SseStream.publisher(
-        client, request, options, Optional.of(context), SseEnvelopes::envelope);
+        client, request, options, Optional.of(context), SseEnvelopes::envelopes);
   }
 
   /** The envelopes of the stream {@code request} opens. */
   public static Flow.Publisher<ResponseEnvelope<Object>> open(
       HttpClient client, HttpRequest request, SseOptions options) {
-    return SseStream.publisher(client, request, options, SseEnvelopes::envelope);
+    return SseStream.publisher(client, request, options, SseEnvelopes::envelopes);
   }
 
   /** The envelope of {@code event}, received on a response with meta {@code response}. */
@@ -68,12 +69,13 @@ public final class SseEnvelopes {
     }
   }
 
-  private static ResponseEnvelope<Object> envelope(ResponseInfo response, SseEvent event) {
+  // Called once per connection: the headers are copied once, not once per event.
+  private static Function<SseEvent, ResponseEnvelope<Object>> envelopes(ResponseInfo response) {
     HttpResponseMeta meta =
         HttpResponseMeta.ofHeaderValues(
             response.statusCode(),
             response.headers().map(),
             response.headers().firstValue("content-type").orElse(""));
-    return toEnvelope(event, meta);
+    return event -> toEnvelope(event, meta);
   }
 }

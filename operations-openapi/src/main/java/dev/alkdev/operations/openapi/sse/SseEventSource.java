@@ -37,7 +37,7 @@ public final class SseEventSource {
   /** A publisher of the events of the stream {@code request} opens. */
   public static Flow.Publisher<SseEvent> open(
       HttpClient client, HttpRequest request, SseOptions options) {
-    return SseStream.publisher(client, request, options, (response, event) -> event);
+    return SseStream.publisher(client, request, options, response -> event -> event);
   }
 
   /** {@link #open(HttpClient, HttpRequest, SseOptions)} with {@link SseOptions#defaults()}. */

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -50,7 +50,7 @@ public final class SseStream<T> implements Flow.Subscription {
   private final HttpClient client;
   private final HttpRequest request;
   private final SseOptions options;
-  private final BiFunction<ResponseInfo, SseEvent, T> mapper;
+  private final Function<ResponseInfo, Function<SseEvent, T>> mapper;
   private final Flow.Subscriber<? super T> downstream;
   private final SseParser parser;
 
@@ -72,7 +72,7 @@ public final class SseStream<T> implements Flow.Subscription {
       HttpClient client,
       HttpRequest request,
       SseOptions options,
-      BiFunction<ResponseInfo, SseEvent, T> mapper,
+      Function<ResponseInfo, Function<SseEvent, T>> mapper,
       Flow.Subscriber<? super T> downstream) {
     this.client = client;
     this.request = request;
@@ -87,7 +87,7 @@ public final class SseStream<T> implements Flow.Subscription {
       HttpClient client,
       HttpRequest request,
       SseOptions options,
-      BiFunction<ResponseInfo, SseEvent, T> mapper) {
+      Function<ResponseInfo, Function<SseEvent, T>> mapper) {
     return publisher(client, request, options, Optional.empty(), mapper);
   }
 
@@ -100,7 +100,7 @@ public final class SseStream<T> implements Flow.Subscription {
       HttpRequest request,
       SseOptions options,
       Optional<OperationContext> context,
-      BiFunction<ResponseInfo, SseEvent, T> mapper) {
+      Function<ResponseInfo, Function<SseEvent, T>> mapper) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(options, "options");
@@ -217,7 +217,7 @@ public final class SseStream<T> implements Flow.Subscription {
 
   private void onEvent(SseEvent event) {
     attempts = 0;
-    queue.add(mapper.apply(current.info, event));
+    queue.add(current.mapper.apply(event));
   }
 
   /** What to do when a connection is over: reconnect, complete or fail. */
@@ -362,14 +362,15 @@ public final class SseStream<T> implements Flow.Subscription {
     private final AtomicBoolean outstanding = new AtomicBoolean();
     private volatile Flow.Subscription subscription;
     private volatile boolean started;
-    volatile ResponseInfo info;
+    // Turns this connection's events into items; made once per connection from its response.
+    volatile Function<SseEvent, T> mapper;
     volatile CompletableFuture<?> exchange;
 
     BodySubscriber<?> handle(ResponseInfo response) {
-      info = response;
       int status = response.statusCode();
       String contentType = response.headers().firstValue("content-type").orElse("");
       if (status == 200 && isEventStream(contentType)) {
+        mapper = SseStream.this.mapper.apply(response);
         started = true;
         everConnected = true;
         return BodySubscribers.fromSubscriber(this);
