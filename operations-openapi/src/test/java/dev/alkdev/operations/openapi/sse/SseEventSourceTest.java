@@ -10,8 +10,12 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -130,6 +134,52 @@ class SseEventSourceTest {
         .containsEntry("accept", "text/event-stream")
         .containsEntry("cache-control", "no-cache")
         .doesNotContainKey("last-event-id");
+  }
+
+  private static final byte[] MIXED =
+      ("\uFEFF: c\r\nevent: a\r\ndata: x\u00e9\r\ndata\r\n\r\nid: 9\rdata:y\r\r"
+              + "data: \u20ac\n\n")
+          .getBytes(StandardCharsets.UTF_8);
+
+  private static final List<SseEvent> MIXED_EVENTS =
+      List.of(
+          new SseEvent("a", "x\u00e9\n", Optional.empty(), OptionalLong.empty()),
+          new SseEvent("message", "y", Optional.of("9"), OptionalLong.empty()),
+          new SseEvent("message", "\u20ac", Optional.of("9"), OptionalLong.empty()));
+
+  @Test
+  void chunkBoundaryAtEveryBytePositionOverHttp() throws Exception {
+    server =
+        new SseTestServer(
+            (i, x) -> {
+              x.eventStream();
+              x.send(Arrays.copyOfRange(MIXED, 0, i));
+              Thread.sleep(2);
+              x.send(Arrays.copyOfRange(MIXED, i, MIXED.length));
+              x.end();
+            });
+    for (int cut = 0; cut <= MIXED.length; cut++) {
+      Recorder recorder = subscribe(FAST.withoutReconnect(), Long.MAX_VALUE);
+      recorder.done.get(10, TimeUnit.SECONDS);
+      assertThat(recorder.events).as("cut at %d", cut).isEqualTo(MIXED_EVENTS);
+    }
+    assertThat(server.requests).hasSize(MIXED.length + 1);
+  }
+
+  @Test
+  void everyByteItsOwnChunkOverHttp() throws Exception {
+    server =
+        new SseTestServer(
+            (i, x) -> {
+              x.eventStream();
+              for (byte b : MIXED) {
+                x.send(new byte[] {b});
+              }
+              x.end();
+            });
+    Recorder recorder = subscribe(FAST.withoutReconnect(), Long.MAX_VALUE);
+    recorder.done.get(10, TimeUnit.SECONDS);
+    assertThat(recorder.events).isEqualTo(MIXED_EVENTS);
   }
 
   @Test

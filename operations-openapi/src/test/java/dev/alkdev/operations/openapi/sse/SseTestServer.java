@@ -60,7 +60,14 @@ final class SseTestServer implements AutoCloseable {
 
     /** Writes one chunk and flushes it. */
     void send(String text) throws IOException {
-      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      send(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Writes one chunk of raw bytes and flushes it. */
+    void send(byte[] bytes) throws IOException {
+      if (bytes.length == 0) {
+        return; // an empty chunk would end the body
+      }
       out.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
       out.write(bytes);
       out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -109,6 +116,7 @@ final class SseTestServer implements AutoCloseable {
   private void serve(Socket socket, int index, Script script) {
     try (socket) {
       socket.setSoTimeout(10_000);
+      socket.setTcpNoDelay(true);
       requests.add(readRequest(socket.getInputStream()));
       script.run(index, new Exchange(socket));
       // Keep the connection until the client closes it or the body has been read.
