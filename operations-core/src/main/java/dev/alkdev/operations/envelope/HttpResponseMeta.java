@@ -31,12 +31,15 @@ import tools.jackson.databind.node.ObjectNode;
  * @param contentType the response's {@code Content-Type}, {@code ""} when it had none
  * @param headerValues every header, lower-case name to all its values in arrival order; the same
  *     names as {@code headers}
+ * @param event for one event of a Server-Sent-Events stream: its type, id and retry (wire field
+ *     {@code "event"}, written only when present); empty for an ordinary response
  */
 public record HttpResponseMeta(
     int statusCode,
     Map<String, String> headers,
     String contentType,
-    Map<String, List<String>> headerValues)
+    Map<String, List<String>> headerValues,
+    Optional<SseEventMeta> event)
     implements ResponseMeta {
 
   /** The separator the fetch specification joins repeated header values with. */
@@ -45,6 +48,7 @@ public record HttpResponseMeta(
   public HttpResponseMeta {
     checkStatusCode(statusCode);
     Objects.requireNonNull(contentType, "contentType");
+    Objects.requireNonNull(event, "event");
     headers = joinedByName(headers);
     headerValues = valuesByName(headerValues);
     if (!headers.keySet().equals(headerValues.keySet())) {
@@ -68,6 +72,22 @@ public record HttpResponseMeta(
                 + "\"");
       }
     }
+  }
+
+  /**
+   * A meta of an ordinary (not SSE) response; the constructor from before {@code event} existed.
+   */
+  public HttpResponseMeta(
+      int statusCode,
+      Map<String, String> headers,
+      String contentType,
+      Map<String, List<String>> headerValues) {
+    this(statusCode, headers, contentType, headerValues, Optional.empty());
+  }
+
+  /** This meta for one Server-Sent Event: the same status and headers, with {@code event}. */
+  public HttpResponseMeta withEvent(SseEventMeta event) {
+    return new HttpResponseMeta(statusCode, headers, contentType, headerValues, Optional.of(event));
   }
 
   /** A meta whose headers each have one value (the seeds' form). */
@@ -128,6 +148,7 @@ public record HttpResponseMeta(
         header.getValue().forEach(repeated.putArray(header.getKey())::add);
       }
     }
+    event.ifPresent(value -> json.set("event", value.toJson()));
     return json;
   }
 

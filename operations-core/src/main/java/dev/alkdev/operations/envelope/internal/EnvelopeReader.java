@@ -12,6 +12,7 @@ import dev.alkdev.operations.envelope.McpRole;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.envelope.ResponseMeta;
 import dev.alkdev.operations.envelope.ResponseSource;
+import dev.alkdev.operations.envelope.SseEventMeta;
 import dev.alkdev.operations.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -155,7 +157,41 @@ public final class EnvelopeReader {
         values.put(name, list);
       }
     }
-    return new HttpResponseMeta(status.intValue(), joined, contentType, values);
+    Optional<SseEventMeta> event = Optional.empty();
+    Optional<JsonNode> eventJson = optional(meta, "event");
+    if (eventJson.isPresent()) {
+      event =
+          Optional.of(
+              sseEvent(object(eventJson.get(), pointer(path, "event")), pointer(path, "event")));
+    }
+    return new HttpResponseMeta(status.intValue(), joined, contentType, values, event);
+  }
+
+  private static SseEventMeta sseEvent(ObjectNode event, String path) {
+    String type = string(event, "type", path);
+    if (type.isEmpty()) {
+      throw invalid(pointer(path, "type"), "must not be empty");
+    }
+    Optional<String> id = Optional.empty();
+    Optional<JsonNode> idJson = optional(event, "id");
+    if (idJson.isPresent()) {
+      id = Optional.of(stringValue(idJson.get(), path, "id"));
+    }
+    OptionalLong retry = OptionalLong.empty();
+    Optional<JsonNode> retryJson = optional(event, "retry");
+    if (retryJson.isPresent()) {
+      JsonNode value = retryJson.get();
+      if (!value.isNumber()
+          || !value.canConvertToExactIntegral()
+          || !value.canConvertToLong()
+          || value.longValue() < 0) {
+        throw invalid(
+            pointer(path, "retry"),
+            "must be a whole number of milliseconds, 0 or more, was " + Json.describe(value));
+      }
+      retry = OptionalLong.of(value.longValue());
+    }
+    return new SseEventMeta(type, id, retry);
   }
 
   private static McpResponseMeta mcp(ObjectNode meta, String path) {

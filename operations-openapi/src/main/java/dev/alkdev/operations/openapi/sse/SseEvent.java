@@ -1,0 +1,35 @@
+package dev.alkdev.operations.openapi.sse;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One dispatched Server-Sent Event.
+ *
+ * @param type the {@code event} field, {@code "message"} when the event had none
+ * @param data the {@code data} lines joined with {@code "\n"}
+ * @param id the last event id in effect when the event was dispatched (it persists across events,
+ *     as the WHATWG rules say); empty when no id was seen or the last one was empty
+ * @param retry the {@code retry} value (milliseconds) given in this event's block, if any
+ */
+public record SseEvent(String type, String data, Optional<String> id, OptionalLong retry) {
+
+  /** The type of an event without an {@code event} field. */
+  public static final String DEFAULT_TYPE = "message";
+
+  public SseEvent {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(retry, "retry");
+    if (type.isEmpty()) {
+      type = DEFAULT_TYPE;
+    }
+  }
+
+  /** A {@code message} event with just data. */
+  public static SseEvent message(String data) {
+    return new SseEvent(DEFAULT_TYPE, data, Optional.empty(), OptionalLong.empty());
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * operations for Java, OpenAPI adapter: operations from OpenAPI documents over the JDK HttpClient,
+ * and Server-Sent-Events streams as subscriptions. Packages named {@code internal} are not API.
+ */
+module dev.alkdev.operations.openapi {
+  requires transitive dev.alkdev.operations.core;
+  requires transitive java.net.http;
+  requires org.slf4j;
+
+  exports dev.alkdev.operations.openapi.sse;
+}
