@@ -18,6 +18,12 @@ import java.util.Objects;
  * cap. The rules are in docs/openapi.md.
  */
 public final class FromOpenApi {
+  /**
+   * Where SUBSCRIPTION (text/event-stream) calls go. The SSE client connects here at merge (an
+   * opener over {@code sse.SseEventSource}); until then subscriptions fail with UNAVAILABLE.
+   */
+  private static final EventStreamOpener EVENTS = EventStreamOpener.UNCONNECTED;
+
   private FromOpenApi() {}
 
   /** From document text (JSON or YAML). External {@code $ref}s resolve only to allowed URLs. */
@@ -30,8 +36,7 @@ public final class FromOpenApi {
     Objects.requireNonNull(document, "document");
     DocumentLoader loader = new DocumentLoader(options, new Source(Source.Kind.STRING, ""));
     byte[] bytes = document.getBytes(StandardCharsets.UTF_8);
-    return Importer.run(
-        loader, loader.parse(bytes, "(string)"), config, EventStreamOpener.UNCONNECTED);
+    return Importer.run(loader, loader.parse(bytes, "(string)"), config, EVENTS);
   }
 
   /** From a file; external {@code $ref}s may name files in its folder (or below). */
@@ -49,8 +54,7 @@ public final class FromOpenApi {
       String path, HttpServiceConfig config, OpenApiOptions options) {
     Objects.requireNonNull(path, "path");
     DocumentLoader loader = new DocumentLoader(options, new Source(Source.Kind.FILE, path));
-    return Importer.run(
-        loader, loader.parse(loader.readRoot(), path), config, EventStreamOpener.UNCONNECTED);
+    return Importer.run(loader, loader.parse(loader.readRoot(), path), config, EVENTS);
   }
 
   /**
@@ -61,10 +65,6 @@ public final class FromOpenApi {
     Objects.requireNonNull(url, "url");
     DocumentLoader loader =
         new DocumentLoader(options, new Source(Source.Kind.URL, url.toString()));
-    return Importer.run(
-        loader,
-        loader.parse(loader.readRoot(), url.toString()),
-        config,
-        EventStreamOpener.UNCONNECTED);
+    return Importer.run(loader, loader.parse(loader.readRoot(), url.toString()), config, EVENTS);
   }
 }
