@@ -434,4 +434,42 @@ class HttpCallTest {
     assertThat(server.last().method()).isEqualTo("POST");
     assertThat(server.last().bodyText()).isEqualTo("{\"name\":\"Rex\"}");
   }
+
+  @Test
+  void restrictedHeadersAndEmptyPathValuesAreInvalidInput() {
+    String doc =
+        DOC.replace(
+            "- {name: X-Trace, in: header, schema: {type: string}}",
+            "- {name: X-Trace, in: header, schema: {type: string}}\n"
+                + "        - {name: Host, in: header, schema: {type: string}}");
+    var get =
+        OpenApiImportTest.byName(
+                FromOpenApi.fromString(
+                    doc, HttpServiceConfig.builder("t").baseUrl(server.base()).build()))
+            .get("getItem");
+    assertThat(failure(get, "{\"id\":\"1\",\"Host\":\"evil\"}", OperationContext.create()).code())
+        .isEqualTo(ErrorCode.INVALID_INPUT);
+    assertThat(failure(get, "{\"id\":\"\"}", OperationContext.create()).code())
+        .isEqualTo(ErrorCode.INVALID_INPUT);
+    assertThat(server.requests).isEmpty();
+  }
+
+  @Test
+  void seeOtherAfterPostBecomesGet() throws Exception {
+    server.on(
+        "/items",
+        ex -> {
+          if (ex.getRequestMethod().equals("POST")) {
+            ex.getResponseHeaders().set("Location", "/text");
+            RecordingServer.send(ex, 303, null, new byte[0]);
+          } else {
+            RecordingServer.json(ex, 200, "{}");
+          }
+        });
+    assertThat(call(ops().get("createItem"), "{\"body\":{}}").data()).isEqualTo("héllo");
+    assertThat(server.requests)
+        .extracting(RecordingServer.Request::method)
+        .containsExactly("POST", "GET");
+    assertThat(server.last().body()).isEmpty();
+  }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -56,7 +57,7 @@ public final class HttpOperation {
   private final String bodyMediaType; // "" when the operation has no request body
   private final HttpServiceConfig config;
   private final URI baseUrl;
-  private final HttpClient client;
+  private final Supplier<HttpClient> client;
   private final EventStreamOpener events;
 
   public HttpOperation(
@@ -67,7 +68,7 @@ public final class HttpOperation {
       String bodyMediaType,
       HttpServiceConfig config,
       URI baseUrl,
-      HttpClient client,
+      Supplier<HttpClient> client,
       EventStreamOpener events) {
     this.operationId = operationId;
     this.method = method.toUpperCase(Locale.ROOT);
@@ -98,7 +99,7 @@ public final class HttpOperation {
   public Flow.Publisher<?> subscribe(JsonNode input, OperationContext context) {
     checkNotDone(context);
     HttpRequest request = build(input, context, true).build();
-    return events.open(client, request, context, config.maxResponseBytes());
+    return events.open(client.get(), request, context, config.maxResponseBytes());
   }
 
   private static void checkNotDone(OperationContext context) {
@@ -258,7 +259,7 @@ public final class HttpOperation {
       CompletableFuture<Object> result,
       int hopsLeft) {
     CompletableFuture<HttpResponse<byte[]>> future =
-        client.sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
+        client.get().sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
     // Cancelling the call cancels the exchange; the registration is dropped once it completes.
     Registration registration =
         context

@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -43,6 +44,7 @@ public final class Importer {
   private final EventStreamOpener events;
   private final Refs refs;
   private final List<String> warnings = new ArrayList<>();
+  private final Map<JsonNode, Schema> compiledSchemas = new java.util.HashMap<>();
   private FromSchema.Dialect dialect;
 
   private Importer(
@@ -69,15 +71,9 @@ public final class Importer {
   private OpenApiImport run() {
     dialect = checkVersion();
     URI baseUrl = baseUrl();
-    HttpClient client =
-        config
-            .httpClient()
-            .orElseGet(
-                () ->
-                    HttpClient.newBuilder()
-                        .followRedirects(HttpClient.Redirect.NEVER)
-                        .connectTimeout(config.timeout())
-                        .build());
+    // Built on first call, not at import: an import that is only listed starts no client threads.
+    Supplier<HttpClient> client =
+        config.httpClient().isPresent() ? config.httpClient()::get : new LazyClient(config);
     List<OperationDefinition> operations = new ArrayList<>();
     Set<String> usedNames = new HashSet<>();
     JsonNode paths = document.path("paths");
@@ -254,7 +250,7 @@ public final class Importer {
       Located pathItem,
       Located operation,
       URI baseUrl,
-      HttpClient client) {
+      Supplier<HttpClient> client) {
     Refs.SchemaScope inputScope = refs.scope();
     ObjectNode properties = NODES.objectNode();
     ArrayNode required = NODES.arrayNode();
@@ -372,7 +368,7 @@ public final class Importer {
         OperationSpec.builder(config.namespace(), name)
             .type(type)
             .description(description)
-            .inputSchema(FromSchema.convert(input, dialect, SchemaOptions.defaults()))
+            .inputSchema(compiled(input))
             .outputSchema(output)
             .build();
     HttpOperation call =
@@ -406,7 +402,42 @@ public final class Importer {
         rewritten = wrapper;
       }
     }
-    return FromSchema.convert(rewritten, dialect, SchemaOptions.defaults());
+    return compiled(rewritten);
+  }
+
+  /** Equal schemas (many operations share a response or parameter set) are compiled once. */
+  private Schema compiled(JsonNode schema) {
+    return compiledSchemas.computeIfAbsent(
+        schema, key -> FromSchema.convert(key, dialect, SchemaOptions.defaults()));
+  }
+
+  /** The default client, built once on first use. */
+  private static final class LazyClient implements Supplier<HttpClient> {
+    private final HttpServiceConfig config;
+    private volatile HttpClient client;
+
+    LazyClient(HttpServiceConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    public HttpClient get() {
+      HttpClient result = client;
+      if (result == null) {
+        synchronized (this) {
+          result = client;
+          if (result == null) {
+            result =
+                HttpClient.newBuilder()
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .connectTimeout(config.timeout())
+                    .build();
+            client = result;
+          }
+        }
+      }
+      return result;
+    }
   }
 
   /** 200, else 201, else the first 2xx (or 2XX) in document order. */
