@@ -342,4 +342,22 @@ class OpenApiImportTest {
       assertThat(server.requests.size()).isEqualTo(before + 1); // only the document itself
     }
   }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(20)
+  void yamlAliasBombAndDeepNestingAreRefused() {
+    StringBuilder bomb =
+        new StringBuilder("openapi: 3.1.0\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for (int n = 1; n < 12; n++) {
+      bomb.append("a").append(n).append(": &a").append(n).append(" [");
+      for (int k = 0; k < 10; k++) {
+        bomb.append(k == 0 ? "" : ", ").append("*a").append(n - 1);
+      }
+      bomb.append("]\n");
+    }
+    assertThatThrownBy(() -> FromOpenApi.fromString(bomb.toString(), config()))
+        .isInstanceOf(CallError.class);
+    String deep = "[".repeat(100_000) + "]".repeat(100_000);
+    assertThatThrownBy(() -> FromOpenApi.fromString(deep, config())).isInstanceOf(CallError.class);
+  }
 }
