@@ -14,7 +14,6 @@ import dev.alkdev.operations.openapi.internal.DocumentLoader.Source;
 import dev.alkdev.operations.openapi.internal.Refs.Located;
 import dev.alkdev.operations.schema.FromSchema;
 import dev.alkdev.operations.schema.Schema;
-import dev.alkdev.operations.schema.SchemaOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.ArrayList;
@@ -405,10 +404,12 @@ public final class Importer {
     return compiled(rewritten);
   }
 
-  /** Equal schemas (many operations share a response or parameter set) are compiled once. */
+  /**
+   * Equal schemas (many operations share a response or parameter set) are compiled once, on first
+   * use.
+   */
   private Schema compiled(JsonNode schema) {
-    return compiledSchemas.computeIfAbsent(
-        schema, key -> FromSchema.convert(key, dialect, SchemaOptions.defaults()));
+    return compiledSchemas.computeIfAbsent(schema, key -> new LazySchema(key, dialect));
   }
 
   /** The default client, built once on first use. */
