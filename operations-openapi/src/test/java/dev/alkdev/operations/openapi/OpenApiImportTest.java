@@ -329,6 +329,16 @@ class OpenApiImportTest {
           FromOpenApi.fromUrl(
               java.net.URI.create(server.base() + "/api/openapi.json"), config(), options);
       assertThat(result.operations().get(0).spec().outputSchema().isValid(json("true"))).isTrue();
+      // the relative server URL "/v1" resolves against the document's URL
+      server.on("/v1/a", ex -> RecordingServer.json(ex, 200, "true"));
+      var handler =
+          (dev.alkdev.operations.AsyncOperationHandler)
+              result.operations().get(0).handler().function();
+      handler
+          .handle(json("{}"), dev.alkdev.operations.OperationContext.create())
+          .toCompletableFuture()
+          .get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(server.last().rawPath()).isEqualTo("/v1/a");
       // not allowed: nothing fetched
       int before = server.requests.size();
       assertThatThrownBy(
