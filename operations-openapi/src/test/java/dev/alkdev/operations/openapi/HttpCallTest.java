@@ -472,4 +472,20 @@ class HttpCallTest {
         .containsExactly("POST", "GET");
     assertThat(server.last().body()).isEmpty();
   }
+
+  @Test
+  void expiredDeadlineOrCancelledContextSendsNothing() {
+    var expired = OperationContext.builder().timeout(Duration.ofMillis(1)).build();
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+    while (System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+    assertThat(failure(ops().get("text"), "{}", expired).code())
+        .isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    Cancellation cancellation = Cancellation.create();
+    cancellation.cancel(CallError.of(ErrorCode.CANCELLED, "before"));
+    var cancelled = OperationContext.builder().cancellation(cancellation).build();
+    assertThat(failure(ops().get("text"), "{}", cancelled).code()).isEqualTo(ErrorCode.CANCELLED);
+    assertThat(server.requests).isEmpty();
+  }
 }
