@@ -5,7 +5,10 @@
 module dev.alkdev.operations.openapi {
   requires transitive dev.alkdev.operations.core;
   requires transitive java.net.http;
+  requires tools.jackson.databind;
+  requires tools.jackson.dataformat.yaml;
   requires org.slf4j;
 
+  exports dev.alkdev.operations.openapi;
   exports dev.alkdev.operations.openapi.sse;
 }

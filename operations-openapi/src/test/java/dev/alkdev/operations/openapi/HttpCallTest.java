@@ -1,0 +1,491 @@
+package dev.alkdev.operations.openapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.alkdev.operations.AsyncOperationHandler;
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.Cancellation;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationDefinition;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.envelope.HttpResponseMeta;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+
+@Timeout(30)
+class HttpCallTest {
+  static final String DOC =
+      """
+      openapi: 3.1.0
+      info: {title: calls, version: '1'}
+      servers: [{url: 'http://unused.invalid'}]
+      paths:
+        /items/{id}:
+          get:
+            operationId: getItem
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+              - {name: q, in: query, schema: {type: string}}
+              - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+              - {name: flat, in: query, explode: false, schema: {type: array, items: {type: string}}}
+              - {name: obj, in: query, schema: {type: object}}
+              - {name: objflat, in: query, explode: false, schema: {type: object}}
+              - {name: spaced, in: query, style: spaceDelimited, explode: false, schema: {type: array}}
+              - {name: piped, in: query, style: pipeDelimited, explode: false, schema: {type: array}}
+              - {name: deep, in: query, style: deepObject, schema: {type: object}}
+              - {name: X-Trace, in: header, schema: {type: string}}
+              - {name: X-List, in: header, schema: {type: array}}
+              - {name: session, in: cookie, schema: {type: string}}
+            responses:
+              '200': {description: ok, content: {application/json: {schema: {}}}}
+        /items:
+          post:
+            operationId: createItem
+            requestBody:
+              required: true
+              content: {application/json: {schema: {type: object}}}
+            responses:
+              '201': {description: created}
+        /text:
+          get: {operationId: text, responses: {'200': {description: t}}}
+        /bin:
+          get: {operationId: bin, responses: {'200': {description: b}}}
+        /empty:
+          delete: {operationId: empty, responses: {'204': {description: e}}}
+        /cookies:
+          get: {operationId: cookies, responses: {'200': {description: c}}}
+        /fail:
+          get: {operationId: fail, responses: {'200': {description: f}}}
+        /big:
+          get: {operationId: big, responses: {'200': {description: big}}}
+        /slow:
+          get: {operationId: slow, responses: {'200': {description: slow}}}
+        /redirect/same:
+          get: {operationId: redirectSame, responses: {'200': {description: r}}}
+        /redirect/other:
+          get: {operationId: redirectOther, responses: {'200': {description: r}}}
+        /redirect/loop:
+          get: {operationId: redirectLoop, responses: {'200': {description: r}}}
+        /events:
+          get:
+            operationId: events
+            responses: {'200': {description: e, content: {text/event-stream: {}}}}
+      """;
+
+  RecordingServer server;
+  RecordingServer other;
+  CountDownLatch slowRelease = new CountDownLatch(1);
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new RecordingServer();
+    other = new RecordingServer();
+    server.on(
+        "/text",
+        ex ->
+            RecordingServer.send(
+                ex, 200, "text/plain; charset=utf-8", "héllo".getBytes(StandardCharsets.UTF_8)));
+    server.on(
+        "/bin",
+        ex ->
+            RecordingServer.send(
+                ex, 200, "application/octet-stream", new byte[] {0, 1, 2, (byte) 255}));
+    server.on("/empty", ex -> RecordingServer.send(ex, 204, null, new byte[0]));
+    server.on(
+        "/cookies",
+        ex -> {
+          ex.getResponseHeaders().add("Set-Cookie", "a=1; Path=/");
+          ex.getResponseHeaders().add("Set-Cookie", "b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT");
+          RecordingServer.json(ex, 200, "{}");
+        });
+    server.on(
+        "/fail", ex -> RecordingServer.json(ex, 418, "{\"error\":\"" + "x".repeat(5000) + "\"}"));
+    server.on(
+        "/big", ex -> RecordingServer.send(ex, 200, "application/octet-stream", new byte[10_000]));
+    server.on(
+        "/slow",
+        ex -> {
+          try {
+            slowRelease.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          RecordingServer.json(ex, 200, "{}");
+        });
+    server.on(
+        "/redirect/same",
+        ex -> {
+          ex.getResponseHeaders().set("Location", "/text");
+          RecordingServer.send(ex, 302, null, new byte[0]);
+        });
+    server.on(
+        "/redirect/other",
+        ex -> {
+          ex.getResponseHeaders().set("Location", other.base() + "/steal");
+          RecordingServer.send(ex, 307, null, new byte[0]);
+        });
+    server.on(
+        "/redirect/loop",
+        ex -> {
+          ex.getResponseHeaders().set("Location", "/redirect/loop");
+          RecordingServer.send(ex, 302, null, new byte[0]);
+        });
+  }
+
+  @AfterEach
+  void stop() {
+    slowRelease.countDown();
+    server.close();
+    other.close();
+  }
+
+  Map<String, OperationDefinition> ops(HttpServiceConfig.Builder config) {
+    return OpenApiImportTest.byName(
+        FromOpenApi.fromString(DOC, config.baseUrl(server.base() + "/").build()));
+  }
+
+  Map<String, OperationDefinition> ops() {
+    return ops(
+        HttpServiceConfig.builder("t").maxResponseBytes(1000).timeout(Duration.ofSeconds(10)));
+  }
+
+  static CompletableFuture<?> start(
+      OperationDefinition op, String input, OperationContext context) {
+    AsyncOperationHandler handler = (AsyncOperationHandler) op.handler().function();
+    return handler.handle(OpenApiImportTest.json(input), context).toCompletableFuture();
+  }
+
+  @SuppressWarnings("unchecked")
+  static ResponseEnvelope<Object> call(OperationDefinition op, String input) throws Exception {
+    return (ResponseEnvelope<Object>)
+        start(op, input, OperationContext.create()).get(10, TimeUnit.SECONDS);
+  }
+
+  static CallError failure(OperationDefinition op, String input, OperationContext context) {
+    try {
+      start(op, input, context).get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(CallError.class);
+      return (CallError) e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    throw new AssertionError("call succeeded");
+  }
+
+  @Test
+  void pathParametersAreOneEncodedSegment() throws Exception {
+    var get = ops().get("getItem");
+    Map<String, String> cases =
+        Map.of(
+            "..", "/items/%2E%2E",
+            ".", "/items/%2E",
+            "../../admin", "/items/..%2F..%2Fadmin",
+            "a/b", "/items/a%2Fb",
+            "a?x=1", "/items/a%3Fx%3D1",
+            "a#f", "/items/a%23f",
+            "%2e%2e", "/items/%252e%252e",
+            "a\\r\\nHost: x", "/items/a%0D%0AHost%3A%20x",
+            "é 日", "/items/%C3%A9%20%E6%97%A5");
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      call(get, "{\"id\":\"" + c.getKey() + "\"}");
+      assertThat(server.last().rawPath()).as(c.getKey()).isEqualTo(c.getValue());
+      assertThat(server.last().rawQuery()).isNull();
+    }
+  }
+
+  @Test
+  void queryStyles() throws Exception {
+    var get = ops().get("getItem");
+    call(
+        get,
+        """
+        {"id":"1","q":"a b&c=d","tags":["x","y z"],"flat":["p","q"],"obj":{"k":"v","n":1},
+         "objflat":{"k":"v"},"spaced":["a","b"],"piped":["a","b"],"deep":{"color":"red","size":2}}
+        """);
+    assertThat(server.last().rawQuery())
+        .isEqualTo(
+            "q=a%20b%26c%3Dd&tags=x&tags=y%20z&flat=p,q&k=v&n=1&objflat=k,v&spaced=a%20b"
+                + "&piped=a%7Cb&deep%5Bcolor%5D=red&deep%5Bsize%5D=2");
+  }
+
+  @Test
+  void headerAndCookieParameters() throws Exception {
+    var get = ops().get("getItem");
+    call(get, "{\"id\":\"1\",\"X-Trace\":\"abc\",\"X-List\":[1,2],\"session\":\"s 1\"}");
+    assertThat(server.last().header("X-Trace")).isEqualTo("abc");
+    assertThat(server.last().header("X-List")).isEqualTo("1,2");
+    assertThat(server.last().header("Cookie")).isEqualTo("session=s%201");
+  }
+
+  @Test
+  void crLfAndNulInHeadersAreRefusedBeforeSending() {
+    var get = ops().get("getItem");
+    int before = server.requests.size();
+    for (String bad : List.of("a\\r\\nX-Evil: 1", "a\\nb", "a\\u0000b")) {
+      CallError e =
+          failure(get, "{\"id\":\"1\",\"X-Trace\":\"" + bad + "\"}", OperationContext.create());
+      assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT);
+      e = failure(get, "{\"id\":\"1\",\"session\":\"" + bad + "\"}", OperationContext.create());
+      assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT);
+    }
+    assertThat(server.requests.size()).isEqualTo(before);
+    assertThatThrownBy(() -> HttpServiceConfig.builder("t").header("X", "a\r\nb").build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> HttpServiceConfig.builder("t").auth(HttpAuth.bearer("t\nX: y")).build())
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void authModesAndDefaultHeaders() throws Exception {
+    call(
+        ops(HttpServiceConfig.builder("t").auth(HttpAuth.bearer("tok")).header("X-App", "1"))
+            .get("text"),
+        "{}");
+    assertThat(server.last().header("Authorization")).isEqualTo("Bearer tok");
+    assertThat(server.last().header("X-App")).isEqualTo("1");
+    call(ops(HttpServiceConfig.builder("t").auth(HttpAuth.basic("u", "p w"))).get("text"), "{}");
+    assertThat(server.last().header("Authorization"))
+        .isEqualTo(
+            "Basic "
+                + Base64.getEncoder().encodeToString("u:p w".getBytes(StandardCharsets.UTF_8)));
+    call(
+        ops(HttpServiceConfig.builder("t")
+                .auth(HttpAuth.apiKey("X-Key", HttpAuth.ApiKeyIn.HEADER, "k1")))
+            .get("text"),
+        "{}");
+    assertThat(server.last().header("X-Key")).isEqualTo("k1");
+    call(
+        ops(HttpServiceConfig.builder("t")
+                .auth(HttpAuth.apiKey("api key", HttpAuth.ApiKeyIn.QUERY, "k&2")))
+            .get("text"),
+        "{}");
+    assertThat(server.last().rawQuery()).isEqualTo("api%20key=k%262");
+  }
+
+  @Test
+  void jsonBodyAndJsonResponse() throws Exception {
+    var env = call(ops().get("createItem"), "{\"body\":{\"name\":\"x\",\"n\":[1,2]}}");
+    assertThat(server.last().method()).isEqualTo("POST");
+    assertThat(server.last().header("Content-Type")).isEqualTo("application/json");
+    assertThat(OpenApiImportTest.json(server.last().bodyText()))
+        .isEqualTo(OpenApiImportTest.json("{\"name\":\"x\",\"n\":[1,2]}"));
+    assertThat(env.data()).isEqualTo(OpenApiImportTest.json("{\"ok\":true}"));
+    HttpResponseMeta meta = (HttpResponseMeta) env.meta();
+    assertThat(meta.statusCode()).isEqualTo(200);
+    assertThat(meta.contentType()).isEqualTo("application/json");
+  }
+
+  @Test
+  void textBinaryAndEmptyResponses() throws Exception {
+    assertThat(call(ops().get("text"), "{}").data()).isEqualTo("héllo");
+    assertThat((byte[]) call(ops().get("bin"), "{}").data()).containsExactly(0, 1, 2, 255);
+    var empty = call(ops().get("empty"), "{}");
+    assertThat(((JsonNode) empty.data()).isNull()).isTrue();
+    assertThat(((HttpResponseMeta) empty.meta()).statusCode()).isEqualTo(204);
+    assertThat(server.last().method()).isEqualTo("DELETE");
+  }
+
+  @Test
+  void repeatedHeadersKeepEveryValue() throws Exception {
+    HttpResponseMeta meta = (HttpResponseMeta) call(ops().get("cookies"), "{}").meta();
+    assertThat(meta.headerValues("set-cookie"))
+        .containsExactly("a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT");
+  }
+
+  @Test
+  void non2xxIsExecutionErrorWithBoundedExcerpt() {
+    CallError e =
+        failure(ops(HttpServiceConfig.builder("t")).get("fail"), "{}", OperationContext.create());
+    assertThat(e.code()).isEqualTo(ErrorCode.EXECUTION_ERROR);
+    JsonNode details = e.details().orElseThrow();
+    assertThat(details.get("status").asInt()).isEqualTo(418);
+    assertThat(details.get("body").asString()).hasSize(1024).startsWith("{\"error\":\"xxx");
+    assertThat(details.get("truncated").asBoolean()).isTrue();
+  }
+
+  @Test
+  void oversizedBodyIsRefused() {
+    CallError e = failure(ops().get("big"), "{}", OperationContext.create());
+    assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void sameOriginRedirectIsFollowedCrossOriginIsNot() throws Exception {
+    var bearer = ops(HttpServiceConfig.builder("t").auth(HttpAuth.bearer("secret")));
+    assertThat(call(bearer.get("redirectSame"), "{}").data()).isEqualTo("héllo");
+    assertThat(server.last().rawPath()).isEqualTo("/text");
+    assertThat(server.last().header("Authorization")).isEqualTo("Bearer secret");
+
+    CallError e = failure(bearer.get("redirectOther"), "{}", OperationContext.create());
+    assertThat(e.code()).isEqualTo(ErrorCode.EXECUTION_ERROR);
+    assertThat(e.getMessage()).contains("another origin");
+    assertThat(other.requests).isEmpty();
+
+    CallError loop = failure(bearer.get("redirectLoop"), "{}", OperationContext.create());
+    assertThat(loop.getMessage()).contains("too many redirects");
+  }
+
+  @Test
+  void deadlineBecomesRequestTimeout() {
+    var context = OperationContext.builder().timeout(Duration.ofMillis(300)).build();
+    long start = System.nanoTime();
+    CallError e = failure(ops().get("slow"), "{}", context);
+    assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void cancellationCancelsTheRequest() throws Exception {
+    Cancellation cancellation = Cancellation.create();
+    var context = OperationContext.builder().cancellation(cancellation).build();
+    CompletableFuture<?> future = start(ops().get("slow"), "{}", context);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (server.requests.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    cancellation.cancel(CallError.of(ErrorCode.CANCELLED, "stop"));
+    assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(CallError.class)
+        .satisfies(
+            t -> assertThat(((CallError) t.getCause()).code()).isEqualTo(ErrorCode.CANCELLED));
+  }
+
+  @Test
+  void worksThroughTheRegistryWithDataAsJson() throws Exception {
+    try (OperationRegistry registry = OperationRegistry.create()) {
+      FromOpenApi.fromString(DOC, HttpServiceConfig.builder("t").baseUrl(server.base()).build())
+          .registerAll(registry);
+      var env = registry.execute("t.getItem", Map.of("id", "../x")).get(10, TimeUnit.SECONDS);
+      assertThat(env.data()).isEqualTo(OpenApiImportTest.json("{\"ok\":true}"));
+      assertThat(server.last().rawPath()).isEqualTo("/items/..%2Fx");
+      // the registry validates the input against the imported schema
+      assertThatThrownBy(() -> registry.execute("t.getItem", Map.of()).get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(CallError.class);
+    }
+  }
+
+  @Test
+  void subscriptionsGoThroughTheSseSeam() throws Exception {
+    var events = ops().get("events");
+    var handler = (dev.alkdev.operations.SubscriptionHandler) events.handler().function();
+    var publisher = handler.subscribe(OpenApiImportTest.json("{}"), OperationContext.create());
+    CompletableFuture<Throwable> error = new CompletableFuture<>();
+    publisher.subscribe(
+        new java.util.concurrent.Flow.Subscriber<Object>() {
+          public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+            s.request(1);
+          }
+
+          public void onNext(Object item) {}
+
+          public void onError(Throwable t) {
+            error.complete(t);
+          }
+
+          public void onComplete() {
+            error.complete(null);
+          }
+        });
+    assertThat(error.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(CallError.class)
+        .hasMessageContaining("not connected");
+  }
+
+  @Test
+  void petstoreDocumentsCallTheLoopbackServer() throws Exception {
+    server.on("/v1/pets", ex -> RecordingServer.json(ex, 200, "[{\"id\":1,\"name\":\"Rex\"}]"));
+    var yaml =
+        OpenApiImportTest.byName(
+            FromOpenApi.fromFile(
+                OpenApiImportTest.PETSTORE_30,
+                HttpServiceConfig.builder("pets")
+                    .serverVariable("host", "127.0.0.1")
+                    .serverVariable("port", String.valueOf(server.port()))
+                    .build()));
+    var env = call(yaml.get("listPets"), "{\"limit\":5,\"tags\":[\"a\",\"b\"]}");
+    assertThat(server.last().target()).isEqualTo("/v1/pets?limit=5&tags=a&tags=b");
+    assertThat(yaml.get("listPets").spec().outputSchema().isValid((JsonNode) env.data())).isTrue();
+    call(yaml.get("showPetById"), "{\"petId\":\"../admin\"}");
+    assertThat(server.last().rawPath()).isEqualTo("/v1/pets/..%2Fadmin");
+
+    var json =
+        OpenApiImportTest.byName(
+            FromOpenApi.fromFile(
+                OpenApiImportTest.PETSTORE_31,
+                HttpServiceConfig.builder("pets").baseUrl(server.base() + "/v1").build()));
+    call(json.get("createPet"), "{\"body\":{\"name\":\"Rex\"}}");
+    assertThat(server.last().method()).isEqualTo("POST");
+    assertThat(server.last().bodyText()).isEqualTo("{\"name\":\"Rex\"}");
+  }
+
+  @Test
+  void restrictedHeadersAndEmptyPathValuesAreInvalidInput() {
+    String doc =
+        DOC.replace(
+            "- {name: X-Trace, in: header, schema: {type: string}}",
+            "- {name: X-Trace, in: header, schema: {type: string}}\n"
+                + "        - {name: Host, in: header, schema: {type: string}}");
+    var get =
+        OpenApiImportTest.byName(
+                FromOpenApi.fromString(
+                    doc, HttpServiceConfig.builder("t").baseUrl(server.base()).build()))
+            .get("getItem");
+    assertThat(failure(get, "{\"id\":\"1\",\"Host\":\"evil\"}", OperationContext.create()).code())
+        .isEqualTo(ErrorCode.INVALID_INPUT);
+    assertThat(failure(get, "{\"id\":\"\"}", OperationContext.create()).code())
+        .isEqualTo(ErrorCode.INVALID_INPUT);
+    assertThat(server.requests).isEmpty();
+  }
+
+  @Test
+  void seeOtherAfterPostBecomesGet() throws Exception {
+    server.on(
+        "/items",
+        ex -> {
+          if (ex.getRequestMethod().equals("POST")) {
+            ex.getResponseHeaders().set("Location", "/text");
+            RecordingServer.send(ex, 303, null, new byte[0]);
+          } else {
+            RecordingServer.json(ex, 200, "{}");
+          }
+        });
+    assertThat(call(ops().get("createItem"), "{\"body\":{}}").data()).isEqualTo("héllo");
+    assertThat(server.requests)
+        .extracting(RecordingServer.Request::method)
+        .containsExactly("POST", "GET");
+    assertThat(server.last().body()).isEmpty();
+  }
+
+  @Test
+  void expiredDeadlineOrCancelledContextSendsNothing() {
+    var expired = OperationContext.builder().timeout(Duration.ofMillis(1)).build();
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+    while (System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+    assertThat(failure(ops().get("text"), "{}", expired).code())
+        .isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    Cancellation cancellation = Cancellation.create();
+    cancellation.cancel(CallError.of(ErrorCode.CANCELLED, "before"));
+    var cancelled = OperationContext.builder().cancellation(cancellation).build();
+    assertThat(failure(ops().get("text"), "{}", cancelled).code()).isEqualTo(ErrorCode.CANCELLED);
+    assertThat(server.requests).isEmpty();
+  }
+}
