@@ -143,7 +143,9 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
         McpClient.async(transport)
             .clientInfo(new McpSchema.Implementation("operations-java", "0.1.0"))
             .requestTimeout(SDK_BACKSTOP)
-            .initializationTimeout(config.initializeTimeout())
+            // Ours (Mono.timeout below) fires first and gives the clear error; the SDK's is a
+            // backstop.
+            .initializationTimeout(config.initializeTimeout().plusSeconds(5))
             .toolsChangeConsumer(
                 listed -> {
                   // The SDK lists one page; our refresh follows every page.

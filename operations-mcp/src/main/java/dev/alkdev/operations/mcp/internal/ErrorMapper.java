@@ -45,7 +45,7 @@ public final class ErrorMapper {
       }
       return CallError.of(mapped, message, e);
     }
-    if (e instanceof TimeoutException) {
+    if (hasCause(e, TimeoutException.class)) {
       return CallError.of(ErrorCode.DEADLINE_EXCEEDED, what + ": no answer in time", e);
     }
     if (isTransport(e)) {
@@ -62,6 +62,15 @@ public final class ErrorMapper {
           || t instanceof McpTransportSessionClosedException
           || t instanceof McpTransportSessionNotFoundException
           || t instanceof IllegalStateException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
         return true;
       }
     }
