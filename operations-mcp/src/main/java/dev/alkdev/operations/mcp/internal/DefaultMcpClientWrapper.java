@@ -16,13 +16,10 @@ import dev.alkdev.operations.mcp.McpProgress;
 import dev.alkdev.operations.mcp.ToolChange;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -106,7 +103,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       stdio = Optional.of(t);
       raw = t;
     } else {
-      raw = httpTransport((McpClientConfig.StreamableHttp) config, mapper);
+      raw = new StreamableHttpTransport(name, (McpClientConfig.StreamableHttp) config, mapper);
     }
     DefaultMcpClientWrapper wrapper =
         new DefaultMcpClientWrapper(name, config, options, raw, stdio);
@@ -117,25 +114,6 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       wrapper.close();
       throw e;
     }
-  }
-
-  private static McpClientTransport httpTransport(
-      McpClientConfig.StreamableHttp config, McpJsonMapper mapper) {
-    URI url = config.url();
-    String base = url.getScheme() + "://" + url.getRawAuthority();
-    String endpoint =
-        url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
-    if (url.getRawQuery() != null) {
-      endpoint += "?" + url.getRawQuery();
-    }
-    HttpRequest.Builder request = HttpRequest.newBuilder();
-    config.headers().forEach(request::header);
-    return HttpClientStreamableHttpTransport.builder(base)
-        .endpoint(endpoint)
-        .jsonMapper(mapper)
-        .requestBuilder(request)
-        .connectTimeout(config.initializeTimeout())
-        .build();
   }
 
   private void start() {
