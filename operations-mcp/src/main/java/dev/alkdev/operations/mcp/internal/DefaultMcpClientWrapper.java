@@ -34,10 +34,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 
@@ -61,7 +59,6 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private final McpClientOptions options;
   private final CallTrackingTransport transport;
   private final Optional<StdioProcessTransport> stdio;
-  private final AtomicLong tokens = new AtomicLong();
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final List<OperationRegistry> registries = new CopyOnWriteArrayList<>();
   private final Map<Object, ProgressTarget> progressTargets = new ConcurrentHashMap<>();
@@ -188,6 +185,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     LOG.warn("MCP server {} went away: {}", name, why);
     CallError error = CallError.of(ErrorCode.UNAVAILABLE, "MCP server " + name + ": " + why);
     inFlight.forEach(f -> f.completeExceptionally(error));
+    transport.failAll(error);
   }
 
   private CompletableFuture<List<McpSchema.Tool>> listAllTools() {
@@ -272,71 +270,63 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
           CallError.of(ErrorCode.DEADLINE_EXCEEDED, "Deadline passed before calling " + spec.id()));
       return future;
     }
-    String token = name + "-" + tokens.incrementAndGet();
-    CallTrackingTransport.TrackedCall tracked = transport.track(token);
-    progressTargets.put(token, new ProgressTarget(spec.id(), context.requestId()));
+    String id = transport.newRequestId();
+    progressTargets.put(id, new ProgressTarget(spec.id(), context.requestId()));
     inFlight.add(future);
-    McpSchema.CallToolRequest request =
-        new McpSchema.CallToolRequest(toolName, arguments, Map.of("progressToken", token));
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("name", toolName);
+    params.put("arguments", arguments);
+    // The progress token is the request id: progress and cancellation need no other lookup.
+    params.put("_meta", Map.of("progressToken", id));
     String what = "Calling " + spec.id();
-    Disposable running =
-        client
-            .callTool(request)
-            .timeout(timeout)
-            .subscribe(
-                typed -> future.complete(envelope(tracked, typed, spec)),
-                error -> {
-                  CallError mapped = ErrorMapper.map(error, what);
-                  if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
-                    transport.cancel(tracked, "deadline exceeded");
-                  } else if (tracked.rawResult() != null && mapped.code() != ErrorCode.CANCELLED) {
-                    // The SDK failed to read a result we hold raw (a content type it lacks).
-                    try {
-                      future.complete(envelope(tracked, null, spec));
-                      return;
-                    } catch (CallError e) {
-                      mapped = e;
-                    }
-                  }
-                  future.completeExceptionally(mapped);
-                });
+    transport
+        .request(id, McpSchema.METHOD_TOOLS_CALL, params)
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (raw, error) -> {
+              if (future.isDone()) {
+                return;
+              }
+              if (error == null) {
+                try {
+                  future.complete(
+                      ResultMapper.envelope(ToolMapper.JSON.valueToTree(raw), spec.outputSchema()));
+                } catch (RuntimeException e) {
+                  future.completeExceptionally(ErrorMapper.map(e, what));
+                }
+                return;
+              }
+              CallError mapped = ErrorMapper.map(error, what);
+              if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+                transport.cancel(id, "deadline exceeded");
+              }
+              future.completeExceptionally(mapped);
+            });
     Registration onCancel =
         context
             .cancellation()
             .onCancel(
                 () -> {
-                  running.dispose();
-                  transport.cancel(tracked, "cancelled by the caller");
-                  future.completeExceptionally(
-                      context
-                          .cancellation()
-                          .reason()
-                          .orElse(CallError.of(ErrorCode.CANCELLED, what + ": cancelled")));
+                  if (!future.isDone()) {
+                    transport.cancel(id, "cancelled by the caller");
+                    future.completeExceptionally(
+                        context
+                            .cancellation()
+                            .reason()
+                            .orElse(CallError.of(ErrorCode.CANCELLED, what + ": cancelled")));
+                  }
                 });
     future.whenComplete(
         (ok, error) -> {
           onCancel.remove();
           inFlight.remove(future);
-          progressTargets.remove(token);
-          transport.untrack(tracked);
-          if (error != null && !running.isDisposed()) {
-            running.dispose();
-          }
+          progressTargets.remove(id);
         });
     return future;
   }
 
   private static final tools.jackson.core.type.TypeReference<Map<String, Object>> MAP_TYPE =
       new tools.jackson.core.type.TypeReference<>() {};
-
-  private static ResponseEnvelope<JsonNode> envelope(
-      CallTrackingTransport.TrackedCall tracked,
-      McpSchema.CallToolResult typed,
-      OperationSpec spec) {
-    Object raw = tracked.rawResult();
-    JsonNode json = ToolMapper.JSON.valueToTree(raw != null ? raw : typed);
-    return ResultMapper.envelope(json, spec.outputSchema());
-  }
 
   private void onProgress(McpSchema.ProgressNotification note) {
     if (note.progressToken() == null) {
@@ -519,6 +509,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     }
     CallError error = CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " closed");
     inFlight.forEach(f -> f.completeExceptionally(error));
+    transport.failAll(error);
     McpAsyncClient c = client;
     if (c != null) {
       try {
