@@ -243,7 +243,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       Handler handler = Handler.async((input, context) -> call(spec, toolName, input, context));
       map.put(toolName, new Tool(toolName, new OperationDefinition(spec, handler)));
     }
-    return Map.copyOf(map).isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(map);
+    return java.util.Collections.unmodifiableMap(map);
   }
 
   private CompletableFuture<ResponseEnvelope<JsonNode>> call(
