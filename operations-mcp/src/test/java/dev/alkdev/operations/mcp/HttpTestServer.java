@@ -31,6 +31,7 @@ final class HttpTestServer implements AutoCloseable {
   final Server jetty;
   final McpSyncServer mcp;
   final List<String> bodies = new CopyOnWriteArrayList<>();
+  final List<String> testHeaders = new CopyOnWriteArrayList<>();
   final int port;
 
   HttpTestServer() throws Exception {
@@ -83,6 +84,9 @@ final class HttpTestServer implements AutoCloseable {
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
         throws IOException, jakarta.servlet.ServletException {
       HttpServletRequest http = (HttpServletRequest) request;
+      if (http.getHeader("X-Test") != null) {
+        testHeaders.add(http.getHeader("X-Test"));
+      }
       if (!"POST".equals(http.getMethod())) {
         chain.doFilter(request, response);
         return;

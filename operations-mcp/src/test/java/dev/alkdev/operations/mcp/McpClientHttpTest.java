@@ -262,6 +262,17 @@ class McpClientHttpTest {
   }
 
   @Test
+  void configuredHeadersAreSent() {
+    try (McpClientWrapper withHeader =
+        McpClients.createMcpClient(
+            "headers",
+            McpClientConfig.streamableHttp(server.url()).header("X-Test", "secret-1").build())) {
+      assertThat(withHeader.operations()).isNotEmpty();
+    }
+    assertThat(server.testHeaders).contains("secret-1");
+  }
+
+  @Test
   void unreachableServerIsUnavailable() {
     assertThatThrownBy(
             () ->
