@@ -1,0 +1,535 @@
+package dev.alkdev.operations.mcp.internal;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationDefinition;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.mcp.McpClientConfig;
+import dev.alkdev.operations.mcp.McpClientOptions;
+import dev.alkdev.operations.mcp.McpClientWrapper;
+import dev.alkdev.operations.mcp.McpProgress;
+import dev.alkdev.operations.mcp.ToolChange;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+
+/** The one {@link McpClientWrapper}: an SDK async client plus our transport decorator. */
+public final class DefaultMcpClientWrapper implements McpClientWrapper {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultMcpClientWrapper.class);
+
+  /**
+   * The SDK's client-wide timeout is only a backstop: every request gets its own bound (the
+   * caller's deadline or the config's request timeout) through {@code Mono.timeout}.
+   */
+  private static final Duration SDK_BACKSTOP = Duration.ofHours(1);
+
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(3);
+
+  /** A tool as currently known: its name on the server and its operation. */
+  private record Tool(String toolName, OperationDefinition definition) {}
+
+  private final String name;
+  private final McpClientConfig config;
+  private final McpClientOptions options;
+  private final CallTrackingTransport transport;
+  private final Optional<StdioProcessTransport> stdio;
+  private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
+  private final List<OperationRegistry> registries = new CopyOnWriteArrayList<>();
+  private final Map<Object, ProgressTarget> progressTargets = new ConcurrentHashMap<>();
+  private final Object refreshLock = new Object();
+  private volatile McpAsyncClient client;
+  private volatile Map<String, Tool> tools = Map.of();
+  private volatile boolean closed;
+
+  private record ProgressTarget(String operationId, String requestId) {}
+
+  private DefaultMcpClientWrapper(
+      String name,
+      McpClientConfig config,
+      McpClientOptions options,
+      McpClientTransport raw,
+      Optional<StdioProcessTransport> stdio) {
+    this.name = name;
+    this.config = config;
+    this.options = options;
+    this.transport = new CallTrackingTransport(raw);
+    this.stdio = stdio;
+  }
+
+  /** Connects, initializes and lists the tools; see {@code McpClients.createMcpClient}. */
+  public static McpClientWrapper connect(
+      String name, McpClientConfig config, McpClientOptions options) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(options, "options");
+    if (!OperationSpec.isValidId(name + ".x")) {
+      throw new IllegalArgumentException(
+          "MCP server name must match [A-Za-z0-9_-]{1,64} (it is the namespace), was " + name);
+    }
+    McpJsonMapper mapper = McpJsonDefaults.getMapper();
+    Optional<StdioProcessTransport> stdio = Optional.empty();
+    McpClientTransport raw;
+    if (config instanceof McpClientConfig.Stdio s) {
+      StdioProcessTransport t = new StdioProcessTransport(name, s, mapper);
+      stdio = Optional.of(t);
+      raw = t;
+    } else {
+      raw = new StreamableHttpTransport(name, (McpClientConfig.StreamableHttp) config, mapper);
+    }
+    DefaultMcpClientWrapper wrapper =
+        new DefaultMcpClientWrapper(name, config, options, raw, stdio);
+    try {
+      wrapper.start();
+      return wrapper;
+    } catch (RuntimeException e) {
+      wrapper.close();
+      throw e;
+    }
+  }
+
+  private void start() {
+    client =
+        McpClient.async(transport)
+            .clientInfo(new McpSchema.Implementation("operations-java", "0.1.0"))
+            .requestTimeout(SDK_BACKSTOP)
+            // Ours (Mono.timeout below) fires first and gives the clear error; the SDK's is a
+            // backstop.
+            .initializationTimeout(config.initializeTimeout().plusSeconds(5))
+            .toolsChangeConsumer(
+                listed -> {
+                  // The SDK lists one page; our refresh follows every page.
+                  refresh()
+                      .exceptionally(
+                          e -> {
+                            LOG.warn("Refreshing the tools of MCP server {} failed", name, e);
+                            return List.of();
+                          });
+                  return Mono.empty();
+                })
+            .progressConsumer(
+                note -> {
+                  onProgress(note);
+                  return Mono.empty();
+                })
+            .build();
+    Duration timeout = config.initializeTimeout();
+    CompletableFuture<?> init = client.initialize().timeout(timeout).toFuture();
+    stdio.ifPresent(
+        t ->
+            t.closedFuture()
+                .thenAccept(
+                    why ->
+                        init.completeExceptionally(
+                            CallError.of(
+                                ErrorCode.UNAVAILABLE,
+                                "MCP server " + name + " stopped during initialize: " + why))));
+    try {
+      init.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CallError.of(ErrorCode.CANCELLED, "Interrupted while connecting to " + name, e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw initTimeout(e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      CallError mapped = ErrorMapper.map(e, "Connecting to MCP server " + name);
+      if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+        throw initTimeout(e);
+      }
+      throw mapped;
+    }
+    stdio.ifPresent(t -> t.closedFuture().thenAccept(this::serverGone));
+    tools = toolMap(listAllTools().join());
+  }
+
+  private CallError initTimeout(Throwable cause) {
+    return CallError.of(
+        ErrorCode.DEADLINE_EXCEEDED,
+        "MCP server "
+            + name
+            + " did not answer initialize within "
+            + config.initializeTimeout().toMillis()
+            + " ms",
+        cause);
+  }
+
+  private void serverGone(String why) {
+    if (closed) {
+      return;
+    }
+    LOG.warn("MCP server {} went away: {}", name, why);
+    CallError error = CallError.of(ErrorCode.UNAVAILABLE, "MCP server " + name + ": " + why);
+    inFlight.forEach(f -> f.completeExceptionally(error));
+    transport.failAll(error);
+  }
+
+  private CompletableFuture<List<McpSchema.Tool>> listAllTools() {
+    CompletableFuture<List<McpSchema.Tool>> result = new CompletableFuture<>();
+    listPage(null, new ArrayList<>(), new HashSet<>(), 0, result);
+    return result;
+  }
+
+  private void listPage(
+      String cursor,
+      List<McpSchema.Tool> acc,
+      Set<String> seen,
+      int page,
+      CompletableFuture<List<McpSchema.Tool>> result) {
+    Mono<McpSchema.ListToolsResult> request =
+        cursor == null ? client.listTools() : client.listTools(cursor);
+    request
+        .timeout(config.requestTimeout())
+        .subscribe(
+            listed -> {
+              if (listed.tools() != null) {
+                acc.addAll(listed.tools());
+              }
+              String next = listed.nextCursor();
+              if (next == null || next.isEmpty()) {
+                result.complete(acc);
+              } else if (page + 1 >= options.maxToolPages() || !seen.add(next)) {
+                LOG.warn(
+                    "MCP server {}: stopped listing tools after {} pages (limit or repeated cursor)",
+                    name,
+                    page + 1);
+                result.complete(acc);
+              } else {
+                listPage(next, acc, seen, page + 1, result);
+              }
+            },
+            error ->
+                result.completeExceptionally(
+                    ErrorMapper.map(error, "Listing the tools of MCP server " + name)));
+  }
+
+  private Map<String, Tool> toolMap(List<McpSchema.Tool> listed) {
+    Map<String, Tool> map = new LinkedHashMap<>();
+    Set<String> operationNames = new HashSet<>();
+    for (McpSchema.Tool tool : listed) {
+      if (tool == null || tool.name() == null || map.containsKey(tool.name())) {
+        continue;
+      }
+      OperationSpec spec = ToolMapper.spec(name, tool, options.schemaOptions());
+      if (!operationNames.add(spec.name())) {
+        LOG.warn("MCP server {}: tool {} maps to a taken name; skipped", name, tool.name());
+        continue;
+      }
+      String toolName = tool.name();
+      Handler handler = Handler.async((input, context) -> call(spec, toolName, input, context));
+      map.put(toolName, new Tool(toolName, new OperationDefinition(spec, handler)));
+    }
+    return java.util.Collections.unmodifiableMap(map);
+  }
+
+  private CompletableFuture<ResponseEnvelope<JsonNode>> call(
+      OperationSpec spec, String toolName, JsonNode input, OperationContext context) {
+    CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
+    if (closed) {
+      future.completeExceptionally(
+          CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " is closed"));
+      return future;
+    }
+    Map<String, Object> arguments;
+    if (input == null || input.isNull() || input.isMissingNode()) {
+      arguments = Map.of();
+    } else if (input.isObject()) {
+      arguments = ToolMapper.JSON.convertValue(input, MAP_TYPE);
+    } else {
+      future.completeExceptionally(
+          CallError.of(ErrorCode.INVALID_INPUT, "MCP tool arguments must be a JSON object"));
+      return future;
+    }
+    Duration timeout = context.deadline().map(d -> d.remaining()).orElse(config.requestTimeout());
+    if (timeout.isNegative() || timeout.isZero()) {
+      future.completeExceptionally(
+          CallError.of(ErrorCode.DEADLINE_EXCEEDED, "Deadline passed before calling " + spec.id()));
+      return future;
+    }
+    String id = transport.newRequestId();
+    progressTargets.put(id, new ProgressTarget(spec.id(), context.requestId()));
+    inFlight.add(future);
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("name", toolName);
+    params.put("arguments", arguments);
+    // The progress token is the request id: progress and cancellation need no other lookup.
+    params.put("_meta", Map.of("progressToken", id));
+    String what = "Calling " + spec.id();
+    transport
+        .request(id, McpSchema.METHOD_TOOLS_CALL, params)
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (raw, error) -> {
+              if (future.isDone()) {
+                return;
+              }
+              if (error == null) {
+                try {
+                  future.complete(
+                      ResultMapper.envelope(ToolMapper.JSON.valueToTree(raw), spec.outputSchema()));
+                } catch (RuntimeException e) {
+                  future.completeExceptionally(ErrorMapper.map(e, what));
+                }
+                return;
+              }
+              CallError mapped = ErrorMapper.map(error, what);
+              if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+                transport.cancel(id, "deadline exceeded");
+              }
+              future.completeExceptionally(mapped);
+            });
+    Registration onCancel =
+        context
+            .cancellation()
+            .onCancel(
+                () -> {
+                  if (!future.isDone()) {
+                    transport.cancel(id, "cancelled by the caller");
+                    future.completeExceptionally(
+                        context
+                            .cancellation()
+                            .reason()
+                            .orElse(CallError.of(ErrorCode.CANCELLED, what + ": cancelled")));
+                  }
+                });
+    future.whenComplete(
+        (ok, error) -> {
+          onCancel.remove();
+          inFlight.remove(future);
+          progressTargets.remove(id);
+        });
+    return future;
+  }
+
+  private static final tools.jackson.core.type.TypeReference<Map<String, Object>> MAP_TYPE =
+      new tools.jackson.core.type.TypeReference<>() {};
+
+  private void onProgress(McpSchema.ProgressNotification note) {
+    if (note.progressToken() == null) {
+      return;
+    }
+    ProgressTarget target = progressTargets.get(note.progressToken().toString());
+    if (target == null || options.progressListener().isEmpty()) {
+      return;
+    }
+    try {
+      options
+          .progressListener()
+          .get()
+          .progress(
+              new McpProgress(
+                  target.operationId(),
+                  target.requestId(),
+                  note.progress() == null ? 0 : note.progress(),
+                  Optional.ofNullable(note.total()),
+                  Optional.ofNullable(note.message())));
+    } catch (RuntimeException e) {
+      LOG.warn("A progress listener of MCP server {} failed", name, e);
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public McpClientConfig config() {
+    return config;
+  }
+
+  @Override
+  public List<OperationDefinition> operations() {
+    return tools.values().stream().map(Tool::definition).toList();
+  }
+
+  @Override
+  public Map<String, String> renamedTools() {
+    Map<String, String> renamed = new LinkedHashMap<>();
+    for (Tool tool : tools.values()) {
+      String operation = tool.definition().spec().name();
+      if (!operation.equals(tool.toolName())) {
+        renamed.put(operation, tool.toolName());
+      }
+    }
+    return Map.copyOf(renamed);
+  }
+
+  @Override
+  public CompletableFuture<List<ToolChange>> refresh() {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " is closed"));
+    }
+    return listAllTools().thenApply(listed -> apply(toolMap(listed)));
+  }
+
+  private List<ToolChange> apply(Map<String, Tool> fresh) {
+    List<ToolChange> changes = new ArrayList<>();
+    synchronized (refreshLock) {
+      Map<String, Tool> old = tools;
+      for (Tool before : old.values()) {
+        Tool after = fresh.get(before.toolName());
+        OperationSpec oldSpec = before.definition().spec();
+        if (after == null) {
+          changes.add(
+              new ToolChange(
+                  ToolChange.Kind.REMOVED,
+                  before.toolName(),
+                  Optional.of(oldSpec),
+                  Optional.empty(),
+                  Set.of()));
+          continue;
+        }
+        Set<ToolChange.Aspect> aspects = diff(oldSpec, after.definition().spec());
+        if (!aspects.isEmpty()) {
+          changes.add(
+              new ToolChange(
+                  ToolChange.Kind.CHANGED,
+                  before.toolName(),
+                  Optional.of(oldSpec),
+                  Optional.of(after.definition().spec()),
+                  aspects));
+        }
+      }
+      for (Tool after : fresh.values()) {
+        if (!old.containsKey(after.toolName())) {
+          changes.add(
+              new ToolChange(
+                  ToolChange.Kind.ADDED,
+                  after.toolName(),
+                  Optional.empty(),
+                  Optional.of(after.definition().spec()),
+                  Set.of()));
+        }
+      }
+      tools = fresh;
+      for (OperationRegistry registry : registries) {
+        update(registry, changes, fresh);
+      }
+    }
+    if (!changes.isEmpty()) {
+      LOG.info("MCP server {}: tools changed: {}", name, changes.size());
+      options.toolChangeListener().ifPresent(l -> notify(l, changes));
+    }
+    return List.copyOf(changes);
+  }
+
+  private void notify(dev.alkdev.operations.mcp.ToolChangeListener listener, List<ToolChange> c) {
+    try {
+      listener.toolsChanged(name, List.copyOf(c));
+    } catch (RuntimeException e) {
+      LOG.warn("A tool change listener of MCP server {} failed", name, e);
+    }
+  }
+
+  private static Set<ToolChange.Aspect> diff(OperationSpec before, OperationSpec after) {
+    Set<ToolChange.Aspect> aspects = EnumSet.noneOf(ToolChange.Aspect.class);
+    if (!before.description().equals(after.description())) {
+      aspects.add(ToolChange.Aspect.DESCRIPTION);
+    }
+    if (!before.inputSchema().json().equals(after.inputSchema().json())) {
+      aspects.add(ToolChange.Aspect.INPUT_SCHEMA);
+    }
+    if (!before.outputSchema().json().equals(after.outputSchema().json())) {
+      aspects.add(ToolChange.Aspect.OUTPUT_SCHEMA);
+    }
+    if (before.type() != after.type()) {
+      aspects.add(ToolChange.Aspect.TYPE);
+    }
+    return aspects;
+  }
+
+  private static void update(
+      OperationRegistry registry, List<ToolChange> changes, Map<String, Tool> fresh) {
+    for (ToolChange change : changes) {
+      change.oldSpec().ifPresent(spec -> registry.unregister(spec.id()));
+      if (change.newSpec().isPresent()) {
+        registry.register(fresh.get(change.toolName()).definition());
+      }
+    }
+  }
+
+  @Override
+  public Registration registerInto(OperationRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    synchronized (refreshLock) {
+      registry.registerAll(operations());
+      registries.add(registry);
+    }
+    return () -> {
+      synchronized (refreshLock) {
+        if (registries.remove(registry)) {
+          operations().forEach(op -> registry.unregister(op.id()));
+        }
+      }
+    };
+  }
+
+  @Override
+  public boolean isOpen() {
+    return !closed;
+  }
+
+  @Override
+  public void close() {
+    synchronized (refreshLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (OperationRegistry registry : registries) {
+        operations().forEach(op -> registry.unregister(op.id()));
+      }
+      registries.clear();
+    }
+    CallError error = CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " closed");
+    inFlight.forEach(f -> f.completeExceptionally(error));
+    transport.failAll(error);
+    McpAsyncClient c = client;
+    if (c != null) {
+      try {
+        c.closeGracefully().timeout(CLOSE_TIMEOUT).block(CLOSE_TIMEOUT.plusSeconds(1));
+      } catch (RuntimeException e) {
+        LOG.debug("Closing MCP client {} gracefully failed", name, e);
+        c.close();
+      }
+    }
+    stdio.ifPresent(StdioProcessTransport::kill);
+  }
+
+  @Override
+  public String toString() {
+    return "McpClientWrapper["
+        + name
+        + ", "
+        + tools.size()
+        + " tools"
+        + (closed ? ", closed" : "")
+        + "]";
+  }
+}

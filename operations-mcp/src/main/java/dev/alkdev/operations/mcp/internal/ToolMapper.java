@@ -1,0 +1,65 @@
+package dev.alkdev.operations.mcp.internal;
+
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.schema.FromSchema;
+import dev.alkdev.operations.schema.Schema;
+import dev.alkdev.operations.schema.SchemaOptions;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.zip.CRC32;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Turns an MCP tool into an operation spec. */
+public final class ToolMapper {
+  static final JsonMapper JSON = JsonMapper.shared();
+  private static final int MAX_NAME = 128;
+
+  private ToolMapper() {}
+
+  /**
+   * The operation name for a tool: the tool's own name when core allows it, else the name with
+   * every character outside {@code [A-Za-z0-9_-]} (and empty dot segments) replaced by {@code _},
+   * plus {@code _} and the CRC-32 of the original name in hex, so two tools never map to one name
+   * and the mapping does not depend on the other tools.
+   */
+  public static String operationName(String toolName) {
+    if (OperationSpec.isValidId("x." + toolName)) {
+      return toolName;
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < toolName.length() && out.length() < MAX_NAME - 9; i++) {
+      char c = toolName.charAt(i);
+      boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      out.append(plain || c == '-' || c == '_' ? c : '_');
+    }
+    CRC32 crc = new CRC32();
+    crc.update(toolName.getBytes(StandardCharsets.UTF_8));
+    return out + "_" + String.format("%08x", crc.getValue());
+  }
+
+  /** The spec of {@code tool} on server {@code namespace}. */
+  public static OperationSpec spec(String namespace, McpSchema.Tool tool, SchemaOptions options) {
+    String description =
+        tool.description() != null ? tool.description() : tool.title() != null ? tool.title() : "";
+    boolean readOnly =
+        tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint());
+    return OperationSpec.builder(namespace, operationName(tool.name()))
+        .description(description)
+        .type(readOnly ? OperationType.QUERY : OperationType.MUTATION)
+        .inputSchema(schema(tool.inputSchema(), options))
+        .outputSchema(schema(tool.outputSchema(), options))
+        .build();
+  }
+
+  private static Schema schema(Map<String, Object> schema, SchemaOptions options) {
+    if (schema == null) {
+      return Schema.unknown();
+    }
+    // FromSchema never throws on a bad document: hostile tool schemas degrade, they do not crash.
+    JsonNode json = JSON.valueToTree(schema);
+    return FromSchema.convert(json, FromSchema.Dialect.JSON_SCHEMA, options);
+  }
+}

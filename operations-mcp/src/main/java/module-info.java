@@ -1,0 +1,17 @@
+/**
+ * operations for Java, MCP adapter: the tools of MCP servers (stdio or streamable HTTP) as
+ * operations. Packages named {@code internal} are not part of the API.
+ *
+ * <p>The MCP Java SDK jars carry {@code Automatic-Module-Name}s, so they are required by name.
+ */
+module dev.alkdev.operations.mcp {
+  requires transitive dev.alkdev.operations.core;
+  requires io.modelcontextprotocol.sdk.mcp.core;
+  requires io.modelcontextprotocol.sdk.mcp.json.jackson3;
+  requires reactor.core;
+  requires org.reactivestreams;
+  requires java.net.http;
+  requires org.slf4j;
+
+  exports dev.alkdev.operations.mcp;
+}
