@@ -43,6 +43,8 @@ public final class Ops {
     Output output = new Output(terminal, colour);
     CommandLine commandLine = new CommandLine(new OpsCommand(terminal));
     commandLine
+        // "--input @file.json" is ours: picocli must not expand it as an argument file.
+        .setExpandAtFiles(false)
         .setOut(terminal.out())
         .setErr(terminal.err())
         .setColorScheme(
