@@ -59,7 +59,7 @@ public final class ConfigParser {
       root = (json ? JSON : YAML).readTree(text);
     } catch (JacksonException e) {
       throw new ConfigException(
-          origin + ": not valid " + (json ? "JSON" : "YAML") + ": " + JsonInput.describe(e), e);
+          origin + ": not valid " + (json ? "JSON" : "YAML") + " " + JsonInput.describe(e), e);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
       return OpsConfig.empty();

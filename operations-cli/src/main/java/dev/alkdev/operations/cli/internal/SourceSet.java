@@ -40,6 +40,11 @@ public final class SourceSet implements AutoCloseable {
     this.sources = List.copyOf(sources);
   }
 
+  /** A set of sources made elsewhere (tests, embedders); closed with the set. */
+  static SourceSet of(List<OperationSource> sources) {
+    return new SourceSet(sources);
+  }
+
   /**
    * Creates (does not load) the demo source if asked and one source per configured entry.
    *

@@ -1,0 +1,84 @@
+package dev.alkdev.operations.cli.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.cli.OperationSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class SourceSetTest {
+
+  /** A source whose load is whatever the test says. */
+  static final class FakeSource implements OperationSource {
+    final String name;
+    final CompletableFuture<Void> load;
+    final AtomicInteger closed = new AtomicInteger();
+
+    FakeSource(String name, CompletableFuture<Void> load) {
+      this.name = name;
+      this.load = load;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public String kind() {
+      return "fake";
+    }
+
+    @Override
+    public CompletableFuture<Void> load(OperationRegistry registry) {
+      return load;
+    }
+
+    @Override
+    public void close() {
+      closed.incrementAndGet();
+    }
+  }
+
+  @Test
+  void reportsEverySourceThatFailedOrHung() throws Exception {
+    FakeSource ok = new FakeSource("ok", CompletableFuture.completedFuture(null));
+    FakeSource broken =
+        new FakeSource(
+            "broken", CompletableFuture.failedFuture(new IllegalStateException("no route")));
+    FakeSource hung = new FakeSource("hung", new CompletableFuture<>());
+    List<String> shown = new java.util.ArrayList<>();
+    SourceSet.Progress progress =
+        new SourceSet.Progress() {
+          @Override
+          public void show(List<OperationSource> sources, List<CompletableFuture<Void>> loads) {
+            shown.add("show");
+          }
+
+          @Override
+          public void clear() {
+            shown.add("clear");
+          }
+        };
+    try (OperationRegistry registry = OperationRegistry.create();
+        SourceSet set = SourceSet.of(List.of(ok, broken, hung))) {
+      assertThatThrownBy(() -> set.load(registry, Duration.ofMillis(300), progress))
+          .isInstanceOf(SourceSet.SourceFailure.class)
+          .hasMessageContaining("could not load fake source broken: no route")
+          .hasMessageContaining("fake source hung did not finish loading")
+          .hasMessageNotContaining("source ok");
+      set.close();
+      assertThat(ok.closed.get() + broken.closed.get() + hung.closed.get())
+          .isGreaterThanOrEqualTo(3);
+    }
+    assertThat(shown).contains("show").endsWith("clear");
+    assertThat(hung.load.isCancelled()).isTrue();
+  }
+}
