@@ -51,6 +51,17 @@ public final class SourceSet implements AutoCloseable {
    * @throws SourceFailure if an entry's kind of source is not built into this ops
    */
   public static SourceSet create(boolean demo, OpsConfig config, Map<String, String> env) {
+    return create(
+        demo, config, env, find(OpenApiSourceFactory.class), find(McpSourceFactory.class));
+  }
+
+  /** {@link #create(boolean, OpsConfig, Map)} with the factories given, not looked up. */
+  static SourceSet create(
+      boolean demo,
+      OpsConfig config,
+      Map<String, String> env,
+      Optional<OpenApiSourceFactory> openApiFactory,
+      Optional<McpSourceFactory> mcpFactory) {
     List<OperationSource> sources = new ArrayList<>();
     try {
       if (demo) {
@@ -58,36 +69,32 @@ public final class SourceSet implements AutoCloseable {
       }
       if (!config.openApi().isEmpty()) {
         OpenApiSourceFactory factory =
-            find(OpenApiSourceFactory.class)
-                .orElseThrow(
-                    () ->
-                        new SourceFailure(
-                            "OpenAPI support not built in: this ops was built without"
-                                + " operations-openapi, so it cannot load "
-                                + names(
-                                    config.openApi().stream()
-                                        .map(OpenApiSourceConfig::namespace)
-                                        .toList())
-                                + "; remove the --openapi flags and openapi entries, or use a"
-                                + " build that includes it"));
+            openApiFactory.orElseThrow(
+                () ->
+                    new SourceFailure(
+                        "OpenAPI support not built in: this ops was built without"
+                            + " operations-openapi, so it cannot load "
+                            + names(
+                                config.openApi().stream()
+                                    .map(OpenApiSourceConfig::namespace)
+                                    .toList())
+                            + "; remove the --openapi flags and openapi entries, or use a"
+                            + " build that includes it"));
         for (OpenApiSourceConfig entry : config.openApi()) {
           sources.add(factory.create(entry, env));
         }
       }
       if (!config.mcpServers().isEmpty()) {
         McpSourceFactory factory =
-            find(McpSourceFactory.class)
-                .orElseThrow(
-                    () ->
-                        new SourceFailure(
-                            "MCP support not built in: this ops was built without operations-mcp,"
-                                + " so it cannot load "
-                                + names(
-                                    config.mcpServers().stream()
-                                        .map(McpServerConfig::name)
-                                        .toList())
-                                + "; remove the --mcp-stdio/--mcp-url flags and mcpServers"
-                                + " entries, or use a build that includes it"));
+            mcpFactory.orElseThrow(
+                () ->
+                    new SourceFailure(
+                        "MCP support not built in: this ops was built without operations-mcp,"
+                            + " so it cannot load "
+                            + names(
+                                config.mcpServers().stream().map(McpServerConfig::name).toList())
+                            + "; remove the --mcp-stdio/--mcp-url flags and mcpServers"
+                            + " entries, or use a build that includes it"));
         for (McpServerConfig entry : config.mcpServers()) {
           sources.add(factory.create(entry, env));
         }

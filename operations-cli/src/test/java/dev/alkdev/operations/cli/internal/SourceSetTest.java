@@ -4,9 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.cli.McpSourceFactory;
+import dev.alkdev.operations.cli.OpenApiSourceFactory;
 import dev.alkdev.operations.cli.OperationSource;
+import dev.alkdev.operations.cli.config.McpServerConfig;
+import dev.alkdev.operations.cli.config.OpsConfig;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -80,5 +87,54 @@ class SourceSetTest {
     }
     assertThat(shown).contains("show").endsWith("clear");
     assertThat(hung.load.isCancelled()).isTrue();
+  }
+
+  @Test
+  void configuredEntriesGoToTheFactoriesWithTheEnvironment() {
+    OpsConfig config =
+        OpsConfig.parse(
+            "openapi: {pets: {location: ./pets.yaml, auth: {bearer: {tokenEnv: PETS_TOKEN}}}}\n"
+                + "mcpServers: {files: {command: npx, args: [srv]}}\n",
+            "ops.yaml");
+    Map<String, String> env = Map.of("PETS_TOKEN", "t");
+    List<String> made = new ArrayList<>();
+    OpenApiSourceFactory openApi =
+        (entry, environment) -> {
+          made.add(
+              entry.namespace()
+                  + " "
+                  + entry.auth().orElseThrow().resolve(environment).headers().get("Authorization"));
+          return new FakeSource(entry.namespace(), CompletableFuture.completedFuture(null));
+        };
+    McpSourceFactory mcp =
+        (entry, environment) -> {
+          made.add(entry.name() + " " + ((McpServerConfig.Stdio) entry).command());
+          return new FakeSource(entry.name(), CompletableFuture.completedFuture(null));
+        };
+    try (SourceSet set =
+        SourceSet.create(true, config, env, Optional.of(openApi), Optional.of(mcp))) {
+      assertThat(set.sources())
+          .extracting(OperationSource::name)
+          .containsExactly("demo", "pets", "files");
+      try (OperationRegistry registry = OperationRegistry.create()) {
+        set.load(registry, Duration.ofSeconds(5), SourceSet.Progress.NONE);
+        assertThat(registry.list("demo")).hasSize(3);
+      }
+    }
+    assertThat(made).containsExactly("pets Bearer t", "files npx");
+  }
+
+  @Test
+  void progressLineRewritesOneLineAndClearsIt() {
+    java.io.StringWriter text = new java.io.StringWriter();
+    SourceSet.Progress progress = SourceSet.Progress.line(new java.io.PrintWriter(text));
+    FakeSource done = new FakeSource("a", CompletableFuture.completedFuture(null));
+    FakeSource pending = new FakeSource("b", new CompletableFuture<>());
+    progress.show(List.of(done, pending), List.of(done.load, pending.load));
+    progress.clear();
+    assertThat(text.toString())
+        .startsWith("\r\u001b[2Kloading sources: a ✓ b …")
+        .endsWith("\r\u001b[2K")
+        .doesNotContain("\n");
   }
 }
