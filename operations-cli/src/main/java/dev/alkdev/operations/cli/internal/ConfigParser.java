@@ -103,7 +103,7 @@ public final class ConfigParser {
   private static OpenApiSourceConfig openApiEntry(
       String origin, String where, String namespace, Map.Entry<String, JsonNode> entry) {
     JsonNode item = entry.getValue();
-    if (item.isTextual()) {
+    if (item.isString()) {
       // Shorthand: "petstore: ./petstore.yaml".
       item = JSON.createObjectNode().put("location", item.asString());
     }
@@ -319,7 +319,7 @@ public final class ConfigParser {
 
   private static String requireText(String origin, String where, JsonNode node, String key) {
     JsonNode value = node.get(key);
-    if (value == null || !value.isTextual() || value.asString().isBlank()) {
+    if (value == null || !value.isString() || value.asString().isBlank()) {
       throw new ConfigException(origin + ": " + where + "." + key + " is required (a string)");
     }
     return value.asString();
@@ -331,7 +331,7 @@ public final class ConfigParser {
     if (value == null || value.isNull()) {
       return Optional.empty();
     }
-    if (!value.isTextual()) {
+    if (!value.isString()) {
       throw new ConfigException(origin + ": " + where + "." + key + " must be a string");
     }
     return Optional.of(value.asString());

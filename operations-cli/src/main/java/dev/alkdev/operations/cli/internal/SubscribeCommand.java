@@ -129,6 +129,12 @@ final class SubscribeCommand implements Callable<Integer> {
                 } else {
                   output.line(shown);
                 }
+                if (output.out().checkError()) {
+                  // stdout is gone (ops subscribe ... | head -1): stop the stream, don't run on.
+                  subscription.get().cancel();
+                  done.complete(null);
+                  return;
+                }
                 if (limit > 0 && count.incrementAndGet() >= limit) {
                   subscription.get().cancel();
                   done.complete(null);
