@@ -237,10 +237,14 @@ class OpsCommandsTest {
     assertThat(version.out()).startsWith("ops 0.").doesNotContain("${project.version}");
     CliRun help = CliRun.run("--help");
     assertThat(help.out()).contains("Exit codes:").contains("INVALID_INPUT").contains("Examples:");
+    // picocli would read ${NAME} as one of its variables; the help must show it as written.
+    assertThat(help.out()).contains("\"${NAME}\"").doesNotContain("\"null\"");
+    assertThat(help.out().lines()).allMatch(line -> line.length() <= 80);
     for (String command : List.of("list", "describe", "call", "subscribe")) {
       CliRun commandHelp = CliRun.run(command, "--help");
       assertThat(commandHelp.code()).isZero();
       assertThat(commandHelp.out()).contains("Examples:").contains("ops " + command);
+      assertThat(commandHelp.out().lines()).allMatch(line -> line.length() <= 80);
     }
     CliRun bare = CliRun.run();
     assertThat(bare.code()).isZero();

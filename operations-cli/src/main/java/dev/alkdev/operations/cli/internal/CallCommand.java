@@ -32,7 +32,7 @@ import tools.jackson.databind.node.NullNode;
     footerHeading = "%nExamples:%n",
     footer = {
       "  ops call demo.echo --input '{\"message\":\"hi\"}'",
-      "  ops call demo.createNote --input '{\"title\":\"Milk\",\"body\":\"2 litres\",\"tags\":[\"shop\"]}'",
+      "  ops call demo.createNote --input '{\"title\":\"Milk\",\"body\":\"2 l\"}'",
       "  ops call demo.createNote --input @note.json --envelope",
       "  echo '{\"message\":\"from stdin\"}' | ops call demo.echo --input -"
     })

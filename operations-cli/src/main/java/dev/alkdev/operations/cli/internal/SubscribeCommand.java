@@ -38,7 +38,7 @@ import tools.jackson.databind.node.NullNode;
     },
     footerHeading = "%nExamples:%n",
     footer = {
-      "  ops subscribe demo.clock                                  3 ticks, a second apart",
+      "  ops subscribe demo.clock            3 ticks, a second apart",
       "  ops subscribe demo.clock --input '{\"ticks\":100,\"intervalMs\":100}' --limit 5",
       "  ops subscribe demo.clock --pretty --envelope"
     })
