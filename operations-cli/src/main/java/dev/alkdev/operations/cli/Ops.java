@@ -9,6 +9,7 @@ import dev.alkdev.operations.cli.internal.Output;
 import dev.alkdev.operations.cli.internal.SourceSet;
 import dev.alkdev.operations.cli.internal.Terminal;
 import java.util.Arrays;
+import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
@@ -73,22 +74,35 @@ public final class Ops {
       return ExitCodes.of(error.code());
     }
     if (e instanceof Failure failure) {
-      output.error(failure.getMessage(), failure.hints().toArray(String[]::new));
-      return failure.exitCode();
+      String code =
+          failure.exitCode() == ExitCodes.OPERATION_NOT_FOUND ? "OPERATION_NOT_FOUND" : "USAGE";
+      return report(output, json, failure.exitCode(), code, failure.getMessage(), failure.hints());
     }
     if (e instanceof JsonInput.BadInput bad) {
-      output.error(
+      return report(
+          output,
+          json,
+          ExitCodes.INVALID_INPUT,
+          "INVALID_INPUT",
           bad.getMessage(),
-          "check the JSON given to --input; run `ops describe ID` for its schema");
-      return ExitCodes.INVALID_INPUT;
+          List.of("check the JSON given to --input; run `ops describe ID` for its schema"));
     }
     if (e instanceof ConfigException config) {
-      output.error(config.getMessage(), "fix the configuration (see `ops --help`), then run again");
-      return ExitCodes.CONFIG;
+      return report(
+          output,
+          json,
+          ExitCodes.CONFIG,
+          "CONFIG",
+          config.getMessage(),
+          List.of("fix the configuration (see `ops --help`), then run again"));
     }
     if (e instanceof SourceSet.SourceFailure failure) {
-      for (String line : failure.getMessage().split("\n")) {
-        output.error(line);
+      if (json) {
+        output.jsonError("SOURCE_FAILED", failure.getMessage(), List.of());
+      } else {
+        for (String line : failure.getMessage().split("\n")) {
+          output.error(line);
+        }
       }
       return ExitCodes.SOURCE_FAILED;
     }
@@ -97,6 +111,16 @@ public final class Ops {
         "ops failed unexpectedly: " + e,
         "run again with --verbose for details, and report it if it persists");
     return ExitCodes.SOFTWARE;
+  }
+
+  private static int report(
+      Output output, boolean json, int exitCode, String code, String message, List<String> hints) {
+    if (json) {
+      output.jsonError(code, message, hints);
+    } else {
+      output.error(message, hints.toArray(String[]::new));
+    }
+    return exitCode;
   }
 
   /**

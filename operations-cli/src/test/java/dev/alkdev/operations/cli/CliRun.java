@@ -16,6 +16,11 @@ record CliRun(int code, String out, String err) {
   }
 
   static CliRun run(Map<String, String> env, String stdin, String... args) {
+    // A home without ~/.config/ops/config.yaml, so the machine's own config stays out.
+    return run(env, stdin, Path.of("target/no-home"), args);
+  }
+
+  static CliRun run(Map<String, String> env, String stdin, Path home, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     Terminal terminal =
@@ -24,8 +29,7 @@ record CliRun(int code, String out, String err) {
             new PrintWriter(err, true),
             new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
             env,
-            // A home without ~/.config/ops/config.yaml, so the machine's own config stays out.
-            Path.of("target/no-home"),
+            home,
             false,
             false);
     int code = Ops.run(terminal, args);

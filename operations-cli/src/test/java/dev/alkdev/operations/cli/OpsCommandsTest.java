@@ -294,4 +294,33 @@ class OpsCommandsTest {
     assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
     assertThat(run.err()).contains("MCP support not built in").contains("files");
   }
+
+  @Test
+  void jsonErrorsForScripts() {
+    CliRun unknown = CliRun.run("call", "demo.ecoh", "--json");
+    assertThat(unknown.code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);
+    JsonNode error = JSON.readTree(unknown.err()).get("error");
+    assertThat(error.get("code").asString()).isEqualTo("OPERATION_NOT_FOUND");
+    assertThat(error.get("hints").toString()).contains("did you mean demo.echo?");
+    CliRun badJson = CliRun.run("call", "demo.echo", "--input", "{", "--json");
+    assertThat(JSON.readTree(badJson.err()).at("/error/code").asString())
+        .isEqualTo("INVALID_INPUT");
+    CliRun source = CliRun.run("list", "--json", "--openapi", "p=x.yaml");
+    assertThat(JSON.readTree(source.err()).at("/error/code").asString()).isEqualTo("SOURCE_FAILED");
+  }
+
+  @Test
+  void theDefaultConfigFileIsReadFromHome(@TempDir Path home) throws Exception {
+    Path config = home.resolve(".config/ops/config.yaml");
+    Files.createDirectories(config.getParent());
+    Files.writeString(config, "mcpServers: {files: {command: npx}}\n");
+    CliRun run = CliRun.run(Map.of(), "", home, "list");
+    assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(run.err()).contains("MCP support not built in").contains("files");
+    // --config wins over it.
+    Path empty = home.resolve("empty.yaml");
+    Files.writeString(empty, "");
+    assertThat(CliRun.run(Map.of(), "", home, "list", "--config", empty.toString()).code())
+        .isZero();
+  }
 }

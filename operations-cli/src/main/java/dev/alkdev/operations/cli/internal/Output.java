@@ -64,6 +64,21 @@ public final class Output {
     err.flush();
   }
 
+  /**
+   * An error that is not a call's, as {@code {"error": {"code", "message", "hints"}}} on one line
+   * of stderr, for {@code --json}.
+   */
+  public void jsonError(String code, String message, List<String> hints) {
+    ObjectNode body = JsonInput.MAPPER.createObjectNode();
+    ObjectNode e = body.putObject("error");
+    e.put("code", code);
+    e.put("message", message);
+    ArrayNode list = e.putArray("hints");
+    hints.forEach(list::add);
+    terminal.err().println(JsonInput.MAPPER.writeValueAsString(body));
+    terminal.err().flush();
+  }
+
   /** A failed call: code and message, then each validation error as "pointer: message". */
   public void callError(CallError error, boolean json) {
     if (json) {
