@@ -39,7 +39,7 @@ public final class Ops {
    * Runs {@code ops args} against {@code terminal} (tests pass one that captures the streams).
    * Never throws: every failure is printed and turned into an exit code.
    */
-  public static int run(Terminal terminal, String... args) {
+  static int run(Terminal terminal, String... args) {
     boolean colour = terminal.colourByDefault() && !Arrays.asList(args).contains("--no-color");
     Output output = new Output(terminal, colour);
     CommandLine commandLine = new CommandLine(new OpsCommand(terminal));
