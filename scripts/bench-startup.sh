@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 runs="${RUNS:-20}"
 jar=operations-cli/target/ops.jar
 if [ ! -f "$jar" ] || [ -n "$(find operations-core/src/main operations-cli/src/main -newer "$jar" -type f -print -quit)" ]; then
-  mvn -B -q -pl operations-cli -am package -DskipTests -Dspotless.check.skip=true
+  mvn -B -q -Dstyle.color=never -pl operations-cli -am package -DskipTests -Dspotless.check.skip=true
 fi
 
 baseline=(java -cp "$jar" dev.alkdev.operations.cli.internal.Noop)
