@@ -105,7 +105,9 @@ class OpsJarIT {
       process.destroyForcibly();
     }
     String err = Files.readString(errFile);
-    assertThat(err).contains("stopped (Ctrl-C)").contains("subscription was cancelled");
+    assertThat(err)
+        .containsPattern("stopped \\(Ctrl-C\\) after [2-9]\\d* items")
+        .contains("subscription was cancelled");
   }
 
   @Test

@@ -135,7 +135,8 @@ final class SubscribeCommand implements Callable<Integer> {
                   done.complete(null);
                   return;
                 }
-                if (limit > 0 && count.incrementAndGet() >= limit) {
+                int printed = count.incrementAndGet();
+                if (limit > 0 && printed >= limit) {
                   subscription.get().cancel();
                   done.complete(null);
                 } else {
