@@ -1,0 +1,116 @@
+package dev.alkdev.operations.cli.internal;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.cli.ExitCodes;
+import dev.alkdev.operations.envelope.Envelopes;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.NullNode;
+
+/** {@code ops call ID --input JSON}: runs a QUERY or MUTATION and prints its data. */
+@Command(
+    name = "call",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Calls a QUERY or MUTATION and prints its result as pretty JSON.",
+      "A call that fails prints what went wrong on stderr (each invalid field as a JSON pointer"
+          + " and a message) and exits with the code of its error (see ops --help)."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  ops call demo.echo --input '{\"message\":\"hi\"}'",
+      "  ops call demo.createNote --input '{\"title\":\"Milk\",\"body\":\"2 l\"}'",
+      "  ops call demo.createNote --input @note.json --envelope",
+      "  echo '{\"message\":\"from stdin\"}' | ops call demo.echo --input -"
+    })
+final class CallCommand implements Callable<Integer> {
+  @ParentCommand OpsCommand root;
+
+  @Parameters(index = "0", paramLabel = "ID", description = "The operation, e.g. demo.echo.")
+  String id;
+
+  @Option(
+      names = {"-i", "--input"},
+      paramLabel = "JSON|@FILE|-",
+      description = "The input: JSON text, @FILE to read a file, - to read stdin (default: {}).")
+  String input = JsonInput.NONE;
+
+  @Option(
+      names = "--envelope",
+      description = "Print the whole response envelope (data and meta), not just the data.")
+  boolean envelope;
+
+  @Option(names = "--json", description = "One-line JSON output, and errors as JSON on stderr.")
+  boolean json;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      converter = Durations.class,
+      description = "Give up after this long (default: ${DEFAULT-VALUE}), exit code 7.")
+  Duration timeout;
+
+  @Override
+  public Integer call() {
+    Output output = root.output();
+    try (Session session = root.session()) {
+      OperationSpec spec = session.require(id);
+      if (spec.type() == OperationType.SUBSCRIPTION) {
+        throw new Failure(
+            ExitCodes.USAGE,
+            id + " is a SUBSCRIPTION, it streams",
+            "run `ops subscribe " + id + "` instead");
+      }
+      JsonNode in = JsonInput.read(input, root.terminal().in());
+      OperationContext context = OperationContext.builder().timeout(timeout).build();
+      ResponseEnvelope<JsonNode> result;
+      try {
+        // The context's deadline ends the call; the extra second only guards against a handler
+        // that ignores it.
+        result =
+            session
+                .registry()
+                .execute(id, in, context)
+                .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof CallError error
+            ? error
+            : CallError.of(ErrorCode.EXECUTION_ERROR, String.valueOf(e.getCause()), e.getCause());
+      } catch (TimeoutException e) {
+        CallError late =
+            CallError.of(
+                ErrorCode.DEADLINE_EXCEEDED,
+                id + " did not answer within " + timeout.toMillis() + "ms");
+        context.cancellation().cancel(late);
+        throw late;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw CallError.of(ErrorCode.CANCELLED, "interrupted");
+      }
+      JsonNode shown =
+          envelope
+              ? Envelopes.toJson(result)
+              : result.data() == null ? NullNode.getInstance() : result.data();
+      if (json) {
+        output.line(shown);
+      } else {
+        output.pretty(shown);
+      }
+      return ExitCodes.OK;
+    }
+  }
+}

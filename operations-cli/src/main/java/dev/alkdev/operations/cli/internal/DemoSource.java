@@ -1,0 +1,105 @@
+package dev.alkdev.operations.cli.internal;
+
+import dev.alkdev.operations.EmitterSubscriptionHandler;
+import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.annotation.AnnotatedOperations;
+import dev.alkdev.operations.cli.OperationSource;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The operations every {@code ops} has (unless {@code --no-demo}), so a newcomer can try each
+ * command without configuring anything: {@code demo.echo} (QUERY), {@code demo.createNote}
+ * (MUTATION, typed records) and {@code demo.clock} (SUBSCRIPTION).
+ */
+public final class DemoSource implements OperationSource {
+
+  static final OperationSpec ECHO =
+      OperationSpec.builder("demo", "echo")
+          .type(OperationType.QUERY)
+          .description("Returns the message it is given")
+          .inputSchema(
+              """
+              {"type": "object",
+               "properties": {"message": {"type": "string", "description": "What to echo"}},
+               "required": ["message"],
+               "additionalProperties": false}""")
+          .outputSchema(
+              """
+              {"type": "object",
+               "properties": {"message": {"type": "string"}},
+               "required": ["message"]}""")
+          .build();
+
+  static final OperationSpec CLOCK =
+      OperationSpec.builder("demo", "clock")
+          .type(OperationType.SUBSCRIPTION)
+          .description("Ticks every intervalMs milliseconds, ticks times, each with a timestamp")
+          .inputSchema(
+              """
+              {"type": "object",
+               "properties": {
+                 "ticks": {"type": "integer", "minimum": 1, "default": 3,
+                           "description": "How many ticks before the stream ends"},
+                 "intervalMs": {"type": "integer", "minimum": 1, "default": 1000,
+                                "description": "Milliseconds between ticks"}},
+               "additionalProperties": false}""")
+          .outputSchema(
+              """
+              {"type": "object",
+               "properties": {"tick": {"type": "integer"},
+                              "time": {"type": "string", "format": "date-time"}},
+               "required": ["tick", "time"]}""")
+          .build();
+
+  @Override
+  public String name() {
+    return "demo";
+  }
+
+  @Override
+  public String kind() {
+    return "demo";
+  }
+
+  @Override
+  public CompletableFuture<Void> load(OperationRegistry registry) {
+    registry.register(ECHO, DemoSource::echo);
+    registry.registerAll(AnnotatedOperations.of(new DemoNotes()));
+    registry.register(CLOCK, Handler.emitter(DemoSource::clock));
+    return CompletableFuture.completedFuture(null);
+  }
+
+  private static Object echo(JsonNode input, dev.alkdev.operations.OperationContext context) {
+    ObjectNode out = JsonInput.MAPPER.createObjectNode();
+    out.put("message", input.path("message").asString());
+    return out;
+  }
+
+  private static void clock(
+      JsonNode input,
+      dev.alkdev.operations.OperationContext context,
+      EmitterSubscriptionHandler.Emitter emitter)
+      throws InterruptedException {
+    // The registry validates but does not fill defaults, so they are applied here.
+    int ticks = input.path("ticks").asInt(3);
+    long intervalMs = input.path("intervalMs").asLong(1000);
+    for (int tick = 1; tick <= ticks && !emitter.isCancelled(); tick++) {
+      if (tick > 1) {
+        Thread.sleep(intervalMs);
+      }
+      ObjectNode item = JsonInput.MAPPER.createObjectNode();
+      item.put("tick", tick);
+      item.put("time", Instant.now().toString());
+      emitter.emit(item);
+    }
+  }
+
+  @Override
+  public void close() {}
+}

@@ -1,0 +1,251 @@
+package dev.alkdev.operations.cli.internal;
+
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.cli.McpSourceFactory;
+import dev.alkdev.operations.cli.OpenApiSourceFactory;
+import dev.alkdev.operations.cli.OperationSource;
+import dev.alkdev.operations.cli.config.McpServerConfig;
+import dev.alkdev.operations.cli.config.OpenApiSourceConfig;
+import dev.alkdev.operations.cli.config.OpsConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The sources of one run: created from the configuration, loaded all at once into one registry
+ * (with a progress line on a terminal), closed together at the end.
+ */
+public final class SourceSet implements AutoCloseable {
+
+  /** A source that could not be created or loaded; the message says which and why. */
+  public static final class SourceFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public SourceFailure(String message) {
+      super(message);
+    }
+  }
+
+  private final List<OperationSource> sources;
+
+  private SourceSet(List<OperationSource> sources) {
+    this.sources = List.copyOf(sources);
+  }
+
+  /** A set of sources made elsewhere (tests, embedders); closed with the set. */
+  static SourceSet of(List<OperationSource> sources) {
+    return new SourceSet(sources);
+  }
+
+  /**
+   * Creates (does not load) the demo source if asked and one source per configured entry.
+   *
+   * @throws SourceFailure if an entry's kind of source is not built into this ops
+   */
+  public static SourceSet create(boolean demo, OpsConfig config, Map<String, String> env) {
+    return create(
+        demo, config, env, find(OpenApiSourceFactory.class), find(McpSourceFactory.class));
+  }
+
+  /** {@link #create(boolean, OpsConfig, Map)} with the factories given, not looked up. */
+  static SourceSet create(
+      boolean demo,
+      OpsConfig config,
+      Map<String, String> env,
+      Optional<OpenApiSourceFactory> openApiFactory,
+      Optional<McpSourceFactory> mcpFactory) {
+    List<OperationSource> sources = new ArrayList<>();
+    try {
+      if (demo) {
+        sources.add(new DemoSource());
+      }
+      if (!config.openApi().isEmpty()) {
+        OpenApiSourceFactory factory =
+            openApiFactory.orElseThrow(
+                () ->
+                    new SourceFailure(
+                        "OpenAPI support not built in: this ops was built without"
+                            + " operations-openapi, so it cannot load "
+                            + names(
+                                config.openApi().stream()
+                                    .map(OpenApiSourceConfig::namespace)
+                                    .toList())
+                            + "; remove the --openapi flags and openapi entries, or use a"
+                            + " build that includes it"));
+        for (OpenApiSourceConfig entry : config.openApi()) {
+          sources.add(factory.create(entry, env));
+        }
+      }
+      if (!config.mcpServers().isEmpty()) {
+        McpSourceFactory factory =
+            mcpFactory.orElseThrow(
+                () ->
+                    new SourceFailure(
+                        "MCP support not built in: this ops was built without operations-mcp,"
+                            + " so it cannot load "
+                            + names(
+                                config.mcpServers().stream().map(McpServerConfig::name).toList())
+                            + "; remove the --mcp-stdio/--mcp-url flags and mcpServers"
+                            + " entries, or use a build that includes it"));
+        for (McpServerConfig entry : config.mcpServers()) {
+          sources.add(factory.create(entry, env));
+        }
+      }
+    } catch (RuntimeException e) {
+      sources.forEach(OperationSource::close);
+      throw e;
+    }
+    return new SourceSet(sources);
+  }
+
+  public List<OperationSource> sources() {
+    return sources;
+  }
+
+  /**
+   * Loads every source into {@code registry} at once and waits up to {@code timeout} for all.
+   *
+   * @throws SourceFailure naming every source that failed or did not finish in time
+   */
+  public void load(OperationRegistry registry, Duration timeout, Progress progress) {
+    List<CompletableFuture<Void>> loads = new ArrayList<>();
+    for (OperationSource source : sources) {
+      CompletableFuture<Void> load;
+      try {
+        load = source.load(registry);
+      } catch (RuntimeException e) {
+        load = CompletableFuture.failedFuture(e);
+      }
+      loads.add(load);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    CompletableFuture<Void> all = CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    try {
+      // Polls so the progress line can follow each source; returns as soon as all are done.
+      while (!all.isDone() && System.nanoTime() < deadline) {
+        progress.show(sources, loads);
+        try {
+          all.get(
+              Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)),
+              TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+          // Looked at below, per source.
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SourceFailure("interrupted while the sources were loading");
+    } finally {
+      progress.clear();
+    }
+    List<String> problems = new ArrayList<>();
+    for (int i = 0; i < sources.size(); i++) {
+      OperationSource source = sources.get(i);
+      CompletableFuture<Void> load = loads.get(i);
+      if (!load.isDone()) {
+        load.cancel(true);
+        problems.add(
+            source.kind()
+                + " source "
+                + source.name()
+                + " did not finish loading within "
+                + timeout.toSeconds()
+                + "s (raise --load-timeout, or check that it is reachable)");
+      } else if (load.isCompletedExceptionally()) {
+        Throwable cause = cause(load);
+        problems.add(
+            "could not load "
+                + source.kind()
+                + " source "
+                + source.name()
+                + ": "
+                + (cause.getMessage() == null ? cause.toString() : cause.getMessage()));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new SourceFailure(String.join("\n", problems));
+    }
+  }
+
+  private static Throwable cause(CompletableFuture<Void> load) {
+    try {
+      load.join();
+      return new IllegalStateException("no failure");
+    } catch (CompletionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    } catch (java.util.concurrent.CancellationException e) {
+      return e;
+    }
+  }
+
+  private static <T> Optional<T> find(Class<T> type) {
+    return ServiceLoader.load(type, SourceSet.class.getClassLoader()).findFirst();
+  }
+
+  private static String names(List<String> names) {
+    return String.join(", ", names);
+  }
+
+  @Override
+  public void close() {
+    for (OperationSource source : sources) {
+      try {
+        source.close();
+      } catch (RuntimeException e) {
+        // close() must not throw; one that does must not keep the others open.
+      }
+    }
+  }
+
+  /** The "loading ..." line on stderr; silent when no one is watching. */
+  public interface Progress {
+    void show(List<OperationSource> sources, List<CompletableFuture<Void>> loads);
+
+    void clear();
+
+    Progress NONE =
+        new Progress() {
+          @Override
+          public void show(List<OperationSource> sources, List<CompletableFuture<Void>> loads) {}
+
+          @Override
+          public void clear() {}
+        };
+
+    /** Rewrites one line of {@code err} in place; cleared before the command prints anything. */
+    static Progress line(java.io.PrintWriter err) {
+      return new Progress() {
+        private boolean shown;
+
+        @Override
+        public void show(List<OperationSource> sources, List<CompletableFuture<Void>> loads) {
+          StringBuilder line = new StringBuilder("\r\u001b[2Kloading sources:");
+          for (int i = 0; i < sources.size(); i++) {
+            CompletableFuture<Void> load = loads.get(i);
+            String mark = !load.isDone() ? "…" : load.isCompletedExceptionally() ? "✗" : "✓";
+            line.append(' ').append(sources.get(i).name()).append(' ').append(mark);
+          }
+          err.print(line);
+          err.flush();
+          shown = true;
+        }
+
+        @Override
+        public void clear() {
+          if (shown) {
+            err.print("\r\u001b[2K");
+            err.flush();
+          }
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,326 @@
+package dev.alkdev.operations.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** End to end, in this JVM: the demo operations through every command. */
+@Timeout(30)
+class OpsCommandsTest {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @Test
+  void listShowsTheDemoAsAnAlignedTable() {
+    CliRun run = CliRun.run("list");
+    assertThat(run.code()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).matches("ID +TYPE +DESCRIPTION");
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(1)).startsWith("demo.clock ").contains("SUBSCRIPTION");
+    assertThat(lines.get(2)).startsWith("demo.createNote").contains("MUTATION");
+    assertThat(lines.get(3)).startsWith("demo.echo").contains("QUERY");
+    // Aligned: TYPE starts in the same column on every line.
+    int column = lines.get(0).indexOf("TYPE");
+    assertThat(lines.get(3).indexOf("QUERY")).isEqualTo(column);
+    assertThat(run.err()).isEmpty();
+  }
+
+  @Test
+  void listJsonAndNamespaceFilter() {
+    CliRun run = CliRun.run("list", "--json");
+    assertThat(run.code()).isZero();
+    JsonNode array = JSON.readTree(run.out());
+    assertThat(array.size()).isEqualTo(3);
+    assertThat(array.get(2).get("id").asString()).isEqualTo("demo.echo");
+
+    assertThat(CliRun.run("list", "demo").out().lines()).hasSize(4);
+    CliRun none = CliRun.run("list", "nothere");
+    assertThat(none.code()).isZero();
+    assertThat(none.out()).isEmpty();
+    assertThat(none.err()).contains("no operations in namespace nothere");
+  }
+
+  @Test
+  void noDemoLeavesNothingAndSaysWhatToAdd() {
+    CliRun run = CliRun.run("list", "--no-demo");
+    assertThat(run.code()).isZero();
+    assertThat(run.err()).contains("no operations").contains("--openapi");
+  }
+
+  @Test
+  void describeShowsSchemas() {
+    CliRun run = CliRun.run("describe", "demo.clock");
+    assertThat(run.code()).isZero();
+    assertThat(run.out())
+        .contains("demo.clock  SUBSCRIPTION")
+        .contains("input schema:")
+        .contains("\"intervalMs\"")
+        .contains("ops subscribe demo.clock");
+    CliRun json = CliRun.run("describe", "demo.createNote", "--json");
+    JsonNode spec = JSON.readTree(json.out());
+    assertThat(spec.get("type").asString()).isEqualTo("MUTATION");
+    assertThat(spec.at("/inputSchema/required").toString()).contains("title").contains("body");
+  }
+
+  @Test
+  void callEchoPrintsTheData() {
+    CliRun run = CliRun.run("call", "demo.echo", "--input", "{\"message\":\"hi\"}");
+    assertThat(run.code()).isZero();
+    assertThat(JSON.readTree(run.out())).isEqualTo(JSON.readTree("{\"message\":\"hi\"}"));
+    assertThat(run.err()).isEmpty();
+  }
+
+  @Test
+  void callWithEnvelopeAndJsonOutput() {
+    CliRun run =
+        CliRun.run("call", "demo.echo", "-i", "{\"message\":\"hi\"}", "--envelope", "--json");
+    assertThat(run.code()).isZero();
+    assertThat(run.out().lines()).hasSize(1);
+    JsonNode envelope = JSON.readTree(run.out());
+    assertThat(envelope.at("/data/message").asString()).isEqualTo("hi");
+    assertThat(envelope.at("/meta/source").asString()).isEqualTo("local");
+    assertThat(envelope.at("/meta/operationId").asString()).isEqualTo("demo.echo");
+  }
+
+  @Test
+  void inputFromFileAndStdin(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("in.json");
+    Files.writeString(file, "{\"message\":\"from a file\"}");
+    CliRun fromFile = CliRun.run("call", "demo.echo", "--input", "@" + file);
+    assertThat(JSON.readTree(fromFile.out()).get("message").asString()).isEqualTo("from a file");
+
+    CliRun fromStdin =
+        CliRun.run(Map.of(), "{\"message\":\"from stdin\"}", "call", "demo.echo", "--input", "-");
+    assertThat(JSON.readTree(fromStdin.out()).get("message").asString()).isEqualTo("from stdin");
+
+    CliRun missing = CliRun.run("call", "demo.echo", "--input", "@" + dir.resolve("nope.json"));
+    assertThat(missing.code()).isEqualTo(ExitCodes.INVALID_INPUT);
+    assertThat(missing.err()).contains("does not exist");
+  }
+
+  @Test
+  void callTheRecordMutation() {
+    CliRun run =
+        CliRun.run(
+            "call",
+            "demo.createNote",
+            "--input",
+            "{\"title\":\"Milk\",\"body\":\"2 litres\",\"tags\":[\"shop\"]}");
+    assertThat(run.code()).isZero();
+    JsonNode note = JSON.readTree(run.out());
+    assertThat(note.get("id").asString()).isEqualTo("note-1");
+    assertThat(note.get("title").asString()).isEqualTo("Milk");
+    assertThat(note.get("tags").get(0).asString()).isEqualTo("shop");
+    assertThat(note.get("createdAt").asString()).isNotEmpty();
+
+    CliRun noTags =
+        CliRun.run("call", "demo.createNote", "--input", "{\"title\":\"A\",\"body\":\"B\"}");
+    assertThat(noTags.code()).isZero();
+    assertThat(JSON.readTree(noTags.out()).get("tags").size()).isZero();
+  }
+
+  @Test
+  void subscribeClockWithLimit() {
+    CliRun run =
+        CliRun.run(
+            "subscribe",
+            "demo.clock",
+            "--input",
+            "{\"ticks\":50,\"intervalMs\":5}",
+            "--limit",
+            "2");
+    assertThat(run.code()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(JSON.readTree(lines.get(0)).get("tick").asInt()).isEqualTo(1);
+    assertThat(JSON.readTree(lines.get(1)).get("tick").asInt()).isEqualTo(2);
+    assertThat(JSON.readTree(lines.get(1)).get("time").asString()).contains("T");
+  }
+
+  @Test
+  void subscribeRunsToTheEndOfTheStream() {
+    CliRun run = CliRun.run("subscribe", "demo.clock", "--input", "{\"intervalMs\":1}");
+    assertThat(run.code()).isZero();
+    // ticks defaults to 3.
+    assertThat(run.out().lines()).hasSize(3);
+  }
+
+  @Test
+  void subscribeTimeoutExitsWithDeadlineExceeded() {
+    CliRun run =
+        CliRun.run(
+            "subscribe",
+            "demo.clock",
+            "--input",
+            "{\"ticks\":1000,\"intervalMs\":50}",
+            "--timeout",
+            "300ms");
+    assertThat(run.code()).isEqualTo(ExitCodes.DEADLINE_EXCEEDED);
+    assertThat(run.err()).contains("DEADLINE_EXCEEDED");
+    assertThat(run.out().lines().count()).isBetween(1L, 10L);
+  }
+
+  @Test
+  void unknownIdSuggestsAndPointsToList() {
+    CliRun run = CliRun.run("call", "demo.ecoh", "--input", "{}");
+    assertThat(run.code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);
+    assertThat(run.err())
+        .contains("unknown operation demo.ecoh")
+        .contains("did you mean demo.echo?")
+        .contains("ops list");
+    CliRun noNamespace = CliRun.run("describe", "createnote");
+    assertThat(noNamespace.err()).contains("did you mean demo.createNote?");
+    CliRun far = CliRun.run("subscribe", "zzz.qqqqqq");
+    assertThat(far.code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);
+    assertThat(far.err()).doesNotContain("did you mean").contains("ops list");
+  }
+
+  @Test
+  void invalidJsonGivesThePosition() {
+    CliRun run = CliRun.run("call", "demo.echo", "--input", "{\"message\": \"hi\",}");
+    assertThat(run.code()).isEqualTo(ExitCodes.INVALID_INPUT);
+    assertThat(run.err()).contains("invalid JSON in --input at line 1, column");
+    assertThat(run.out()).isEmpty();
+    CliRun trailing = CliRun.run("call", "demo.echo", "--input", "{} x");
+    assertThat(trailing.code()).isEqualTo(ExitCodes.INVALID_INPUT);
+  }
+
+  @Test
+  void schemaViolationsOnePerLineWithPointers() {
+    CliRun run =
+        CliRun.run("call", "demo.createNote", "--input", "{\"title\": 5, \"tags\": [\"a\", 7]}");
+    assertThat(run.code()).isEqualTo(ExitCodes.INVALID_INPUT);
+    List<String> lines = run.err().lines().toList();
+    assertThat(lines.get(0)).startsWith("error: INVALID_INPUT");
+    assertThat(lines).anyMatch(l -> l.startsWith("  /title: "));
+    assertThat(lines).anyMatch(l -> l.startsWith("  /tags/1: "));
+    assertThat(lines).anyMatch(l -> l.startsWith("  /: ") && l.contains("body"));
+
+    CliRun json = CliRun.run("call", "demo.echo", "--input", "{}", "--json");
+    JsonNode error = JSON.readTree(json.err()).get("error");
+    assertThat(error.get("code").asString()).isEqualTo("INVALID_INPUT");
+    assertThat(error.get("validationErrors").get(0).get("pointer").asString()).isEqualTo("/");
+  }
+
+  @Test
+  void wrongCommandForTheTypeIsAUsageError() {
+    CliRun call = CliRun.run("call", "demo.clock");
+    assertThat(call.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(call.err()).contains("ops subscribe demo.clock");
+    CliRun subscribe = CliRun.run("subscribe", "demo.echo");
+    assertThat(subscribe.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(subscribe.err()).contains("ops call demo.echo");
+  }
+
+  @Test
+  void badOptionsAreUsageErrors() {
+    CliRun run = CliRun.run("call", "demo.echo", "--frobnicate");
+    assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).contains("--frobnicate").contains("ops call --help");
+    assertThat(CliRun.run("call").code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(CliRun.run("call", "demo.echo", "--timeout", "soon").err())
+        .contains("not a duration");
+  }
+
+  @Test
+  void versionAndHelp() {
+    CliRun version = CliRun.run("--version");
+    assertThat(version.code()).isZero();
+    assertThat(version.out()).startsWith("ops 0.").doesNotContain("${project.version}");
+    CliRun help = CliRun.run("--help");
+    assertThat(help.out()).contains("Exit codes:").contains("INVALID_INPUT").contains("Examples:");
+    // picocli would read ${NAME} as one of its variables; the help must show it as written.
+    assertThat(help.out()).contains("\"${NAME}\"").doesNotContain("\"null\"");
+    assertThat(help.out().lines()).allMatch(line -> line.length() <= 80);
+    for (String command : List.of("list", "describe", "call", "subscribe")) {
+      CliRun commandHelp = CliRun.run(command, "--help");
+      assertThat(commandHelp.code()).isZero();
+      assertThat(commandHelp.out()).contains("Examples:").contains("ops " + command);
+      assertThat(commandHelp.out().lines()).allMatch(line -> line.length() <= 80);
+    }
+    CliRun bare = CliRun.run();
+    assertThat(bare.code()).isZero();
+    assertThat(bare.out()).contains("Usage: ops");
+  }
+
+  @Test
+  void openApiAndMcpWithoutTheirModulesSaySo() {
+    CliRun openApi = CliRun.run("--openapi", "pets=./pets.yaml", "list");
+    assertThat(openApi.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(openApi.err()).contains("OpenAPI support not built in");
+    CliRun mcp = CliRun.run("list", "--mcp-stdio", "files='npx -y server /tmp'");
+    assertThat(mcp.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(mcp.err()).contains("MCP support not built in");
+    CliRun url = CliRun.run("list", "--mcp-url", "remote=http://localhost:1/mcp");
+    assertThat(url.err()).contains("MCP support not built in");
+  }
+
+  @Test
+  void configErrorsExitWithTheConfigCode(@TempDir Path dir) throws Exception {
+    CliRun baseUrl = CliRun.run("list", "--base-url", "pets=http://localhost");
+    assertThat(baseUrl.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(baseUrl.err()).contains("no OpenAPI document named pets");
+
+    Path config = dir.resolve("ops.yaml");
+    Files.writeString(
+        config, "openapi:\n  gh:\n    location: x.json\n    auth: {bearer: {token: abc}}\n");
+    CliRun literal = CliRun.run("list", "--config", config.toString());
+    assertThat(literal.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(literal.err()).contains("literal secret").contains("tokenEnv");
+    assertThat(literal.err()).doesNotContain("abc");
+
+    CliRun fromEnv = CliRun.run(Map.of("OPS_CONFIG", config.toString()), "", "list");
+    assertThat(fromEnv.code()).isEqualTo(ExitCodes.CONFIG);
+
+    CliRun missing = CliRun.run("list", "--config", dir.resolve("none.yaml").toString());
+    assertThat(missing.code()).isEqualTo(ExitCodes.CONFIG);
+    assertThat(missing.err()).contains("no such file");
+  }
+
+  @Test
+  void aValidConfigWithOnlyMcpNeedsTheMcpModule(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("ops.json");
+    Files.writeString(
+        config, "{\"mcpServers\": {\"files\": {\"command\": \"npx\", \"args\": [\"-y\", \"x\"]}}}");
+    CliRun run = CliRun.run("--config", config.toString(), "list");
+    assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(run.err()).contains("MCP support not built in").contains("files");
+  }
+
+  @Test
+  void jsonErrorsForScripts() {
+    CliRun unknown = CliRun.run("call", "demo.ecoh", "--json");
+    assertThat(unknown.code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);
+    JsonNode error = JSON.readTree(unknown.err()).get("error");
+    assertThat(error.get("code").asString()).isEqualTo("OPERATION_NOT_FOUND");
+    assertThat(error.get("hints").toString()).contains("did you mean demo.echo?");
+    CliRun badJson = CliRun.run("call", "demo.echo", "--input", "{", "--json");
+    assertThat(JSON.readTree(badJson.err()).at("/error/code").asString())
+        .isEqualTo("INVALID_INPUT");
+    CliRun source = CliRun.run("list", "--json", "--openapi", "p=x.yaml");
+    assertThat(JSON.readTree(source.err()).at("/error/code").asString()).isEqualTo("SOURCE_FAILED");
+  }
+
+  @Test
+  void theDefaultConfigFileIsReadFromHome(@TempDir Path home) throws Exception {
+    Path config = home.resolve(".config/ops/config.yaml");
+    Files.createDirectories(config.getParent());
+    Files.writeString(config, "mcpServers: {files: {command: npx}}\n");
+    CliRun run = CliRun.run(Map.of(), "", home, "list");
+    assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(run.err()).contains("MCP support not built in").contains("files");
+    // --config wins over it.
+    Path empty = home.resolve("empty.yaml");
+    Files.writeString(empty, "");
+    assertThat(CliRun.run(Map.of(), "", home, "list", "--config", empty.toString()).code())
+        .isZero();
+  }
+}

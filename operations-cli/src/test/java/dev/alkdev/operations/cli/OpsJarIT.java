@@ -1,0 +1,128 @@
+package dev.alkdev.operations.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shaded jar as a user runs it: {@code java -jar ops.jar}, in a subprocess. Runs in the
+ * integration-test phase (failsafe), after package; skipped if the jar is not there.
+ */
+@Timeout(60)
+class OpsJarIT {
+  private static Path jar;
+
+  record Result(int code, String out, String err) {}
+
+  @BeforeAll
+  static void findJar() {
+    jar = Path.of(System.getProperty("ops.jar", "target/ops.jar"));
+    assumeTrue(Files.isRegularFile(jar), "no " + jar + "; run mvn package first");
+  }
+
+  private static ProcessBuilder java(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-jar");
+    command.add(jar.toString());
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    // Keep the machine's own configuration out of the test.
+    builder.environment().remove("OPS_CONFIG");
+    builder.environment().put("HOME", jar.getParent().toAbsolutePath().toString());
+    return builder;
+  }
+
+  private static Result run(String... args) throws Exception {
+    Process process =
+        java(args)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .start();
+    var out = process.getInputStream().readAllBytes();
+    var err = process.getErrorStream().readAllBytes();
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return new Result(
+        process.exitValue(),
+        new String(out, StandardCharsets.UTF_8),
+        new String(err, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void listPrintsTheDemoAndNothingElse() throws Exception {
+    Result result = run("list");
+    assertThat(result.code()).isZero();
+    assertThat(result.out())
+        .contains("demo.echo")
+        .contains("demo.createNote")
+        .contains("demo.clock");
+    // No log lines, no colour codes: stdout is not a terminal here.
+    assertThat(result.err()).isEmpty();
+    assertThat(result.out()).doesNotContain("\u001b[");
+  }
+
+  @Test
+  void callAndExitCodes() throws Exception {
+    Result echo = run("call", "demo.echo", "--input", "{\"message\":\"hi\"}", "--json");
+    assertThat(echo.code()).isZero();
+    assertThat(echo.out().trim()).isEqualTo("{\"message\":\"hi\"}");
+    assertThat(run("call", "demo.nope").code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);
+    assertThat(run("call", "demo.echo", "--input", "{").code()).isEqualTo(ExitCodes.INVALID_INPUT);
+    assertThat(run("call", "--bogus").code()).isEqualTo(ExitCodes.USAGE);
+    Result version = run("--version");
+    assertThat(version.out()).startsWith("ops 0.");
+  }
+
+  @Test
+  void terminatingASubscriptionCancelsItCleanly(@TempDir Path dir) throws Exception {
+    // To a file: destroy() closes the pipes, and what the hook writes must still be readable.
+    Path errFile = dir.resolve("err.txt");
+    Process process =
+        java("subscribe", "demo.clock", "--input", "{\"ticks\":1000,\"intervalMs\":50}")
+            .redirectError(errFile.toFile())
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      assertThat(out.readLine()).contains("\"tick\":1");
+      assertThat(out.readLine()).contains("\"tick\":2");
+      // SIGTERM runs the same shutdown hook as Ctrl-C (SIGINT).
+      process.destroy();
+      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+    String err = Files.readString(errFile);
+    assertThat(err)
+        .containsPattern("stopped \\(Ctrl-C\\) after [2-9]\\d* items")
+        .contains("subscription was cancelled");
+  }
+
+  @Test
+  void noopBaselineStartsAndPrintsNothing() throws IOException, InterruptedException {
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                jar.toString(),
+                "dev.alkdev.operations.cli.internal.Noop")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isZero();
+    assertThat(out).isEmpty();
+  }
+}
