@@ -4,6 +4,9 @@ import dev.alkdev.operations.openapi.internal.DocumentLoader;
 import dev.alkdev.operations.openapi.internal.DocumentLoader.Source;
 import dev.alkdev.operations.openapi.internal.EventStreamOpener;
 import dev.alkdev.operations.openapi.internal.Importer;
+import dev.alkdev.operations.openapi.sse.SseEnvelopes;
+import dev.alkdev.operations.openapi.sse.SseLimits;
+import dev.alkdev.operations.openapi.sse.SseOptions;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,7 +25,19 @@ public final class FromOpenApi {
    * Where SUBSCRIPTION (text/event-stream) calls go. The SSE client connects here at merge (an
    * opener over {@code sse.SseEventSource}); until then subscriptions fail with UNAVAILABLE.
    */
-  private static final EventStreamOpener EVENTS = EventStreamOpener.UNCONNECTED;
+  /**
+   * SUBSCRIPTION operations read their {@code text/event-stream} responses with the SSE client: one
+   * envelope per event, reconnecting with {@code Last-Event-ID}, stopped by the call's cancellation
+   * or deadline. An event may be as large as the config's response-body cap.
+   */
+  private static final EventStreamOpener EVENTS =
+      (client, request, context, maxEventBytes) -> {
+        int cap = (int) Math.min(Integer.MAX_VALUE, Math.max(1, maxEventBytes));
+        SseLimits defaults = SseLimits.defaults();
+        SseLimits limits = new SseLimits(Math.min(defaults.maxLineBytes(), cap), cap);
+        return SseEnvelopes.open(
+            client, request, SseOptions.defaults().withLimits(limits), context);
+      };
 
   private FromOpenApi() {}
 

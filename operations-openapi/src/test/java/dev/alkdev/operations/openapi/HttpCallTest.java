@@ -382,30 +382,68 @@ class HttpCallTest {
   }
 
   @Test
-  void subscriptionsGoThroughTheSseSeam() throws Exception {
-    var events = ops().get("events");
-    var handler = (dev.alkdev.operations.SubscriptionHandler) events.handler().function();
-    var publisher = handler.subscribe(OpenApiImportTest.json("{}"), OperationContext.create());
-    CompletableFuture<Throwable> error = new CompletableFuture<>();
-    publisher.subscribe(
-        new java.util.concurrent.Flow.Subscriber<Object>() {
-          public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
-            s.request(1);
-          }
-
-          public void onNext(Object item) {}
-
-          public void onError(Throwable t) {
-            error.complete(t);
-          }
-
-          public void onComplete() {
-            error.complete(null);
+  void aSubscriptionYieldsOneEnvelopePerServerSentEvent() throws Exception {
+    server.on(
+        "/events",
+        ex -> {
+          ex.getResponseHeaders().set("Content-Type", "text/event-stream");
+          ex.sendResponseHeaders(200, 0);
+          try (var body = ex.getResponseBody()) {
+            body.write(
+                ("event: tick\nid: 1\ndata: {\"n\":1}\n\n"
+                        + ": comment\nid: 2\ndata: plain\ndata: text\n\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
           }
         });
-    assertThat(error.get(5, TimeUnit.SECONDS))
-        .isInstanceOf(CallError.class)
-        .hasMessageContaining("not connected");
+    var items = new java.util.concurrent.CopyOnWriteArrayList<ResponseEnvelope<JsonNode>>();
+    try (OperationRegistry registry = OperationRegistry.create()) {
+      FromOpenApi.fromString(DOC, HttpServiceConfig.builder("t").baseUrl(server.base()).build())
+          .registerAll(registry);
+      subscribeTwo(registry, items);
+    }
+    assertThat(items).hasSize(2);
+    assertThat(items.get(0).data()).isEqualTo(OpenApiImportTest.json("{\"n\":1}"));
+    var first = (HttpResponseMeta) items.get(0).meta();
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.event()).hasValueSatisfying(e -> assertThat(e.type()).isEqualTo("tick"));
+    assertThat(items.get(1).data().asString()).isEqualTo("plain\ntext");
+    assertThat(((HttpResponseMeta) items.get(1).meta()).event().orElseThrow().id()).contains("2");
+    assertThat(server.last().header("Accept")).isEqualTo("text/event-stream");
+  }
+
+  private static void subscribeTwo(
+      OperationRegistry registry, List<ResponseEnvelope<JsonNode>> items) throws Exception {
+    var done = new CompletableFuture<Void>();
+    registry
+        .subscribe("t.events", Map.of(), OperationContext.create())
+        .subscribe(
+            new java.util.concurrent.Flow.Subscriber<ResponseEnvelope<JsonNode>>() {
+              java.util.concurrent.Flow.Subscription subscription;
+
+              public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+                subscription = s;
+                s.request(1);
+              }
+
+              public void onNext(ResponseEnvelope<JsonNode> item) {
+                items.add(item);
+                if (items.size() == 2) {
+                  subscription.cancel();
+                  done.complete(null);
+                } else {
+                  subscription.request(1);
+                }
+              }
+
+              public void onError(Throwable t) {
+                done.completeExceptionally(t);
+              }
+
+              public void onComplete() {
+                done.complete(null);
+              }
+            });
+    done.get(10, TimeUnit.SECONDS);
   }
 
   @Test
