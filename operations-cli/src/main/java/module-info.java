@@ -9,6 +9,8 @@ module dev.alkdev.operations.cli {
   requires info.picocli;
   requires org.slf4j;
   requires tools.jackson.dataformat.yaml;
+  requires dev.alkdev.operations.openapi;
+  requires dev.alkdev.operations.mcp;
 
   exports dev.alkdev.operations.cli;
   exports dev.alkdev.operations.cli.config;
@@ -20,4 +22,9 @@ module dev.alkdev.operations.cli {
 
   uses dev.alkdev.operations.cli.OpenApiSourceFactory;
   uses dev.alkdev.operations.cli.McpSourceFactory;
+
+  provides dev.alkdev.operations.cli.OpenApiSourceFactory with
+      dev.alkdev.operations.cli.internal.OpenApiSources;
+  provides dev.alkdev.operations.cli.McpSourceFactory with
+      dev.alkdev.operations.cli.internal.McpSources;
 }
