@@ -10,7 +10,8 @@ module dev.alkdev.operations.mcp {
   requires io.modelcontextprotocol.sdk.mcp.json.jackson3;
   requires reactor.core;
   requires org.reactivestreams;
-  requires java.net.http;
+  requires dev.alkdev.operations.openapi;
+  requires org.eclipse.jetty.client;
   requires org.slf4j;
 
   exports dev.alkdev.operations.mcp;

@@ -36,9 +36,16 @@ public final class CallTrackingTransport implements McpClientTransport {
     this.delegate = delegate;
   }
 
+  private static final String OWN_ID_PREFIX = "ops-";
+
   /** A request id of our own; the SDK's ids look different, so the two never clash. */
   public String newRequestId() {
-    return "ops-" + ids.incrementAndGet();
+    return OWN_ID_PREFIX + ids.incrementAndGet();
+  }
+
+  /** Whether a request id is one of ours (a tool call on our own path). */
+  static boolean isOwnId(String id) {
+    return id.startsWith(OWN_ID_PREFIX);
   }
 
   /**
@@ -55,7 +62,7 @@ public final class CallTrackingTransport implements McpClientTransport {
     return response;
   }
 
-  /** Forgets the request and tells the server it is cancelled. */
+  /** Forgets the request, tells the server it is cancelled, and ends its HTTP stream if any. */
   public void cancel(String id, String reason) {
     CompletableFuture<Object> response = pending.remove(id);
     if (response != null) {
@@ -69,6 +76,9 @@ public final class CallTrackingTransport implements McpClientTransport {
             new McpSchema.JSONRPCNotification(
                 McpSchema.JSONRPC_VERSION, "notifications/cancelled", params))
         .subscribe(ok -> {}, error -> LOG.debug("Sending notifications/cancelled failed", error));
+    if (delegate instanceof StreamableHttpTransport http) {
+      http.abort(id);
+    }
   }
 
   /** Fails every request of ours still waiting, e.g. when the server went away. */
@@ -94,7 +104,7 @@ public final class CallTrackingTransport implements McpClientTransport {
         }
         return false;
       }
-      return !(response.id() instanceof String s && s.startsWith("ops-"));
+      return !(response.id() instanceof String s && isOwnId(s));
     }
     return true;
   }

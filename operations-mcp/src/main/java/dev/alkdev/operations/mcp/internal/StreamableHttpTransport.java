@@ -1,166 +1,220 @@
 package dev.alkdev.operations.mcp.internal;
 
+import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.mcp.McpClientConfig;
+import dev.alkdev.operations.openapi.sse.SseLimits;
+import dev.alkdev.operations.openapi.sse.SseParser;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpTransportException;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
- * MCP streamable HTTP on the JDK {@link HttpClient}, lean: one POST per message, the answer read as
- * JSON or as an SSE stream without extra hops, plus the GET stream for server-initiated messages
- * (such as {@code notifications/tools/list_changed}). Used instead of the SDK's transport because
- * that one roughly doubled the cost of a call over a raw POST (docs/benchmarks.md).
+ * MCP streamable HTTP on Jetty's HTTP client: one POST per message, the answer read as JSON or as
+ * an SSE stream (our {@link SseParser}) and handed on as soon as its event ends, plus the GET
+ * stream for server-initiated messages (such as {@code notifications/tools/list_changed}).
+ *
+ * <p>Why Jetty and not the JDK {@code HttpClient} (decision D17 in docs/decisions.md): the JDK
+ * client's {@code sendAsync} completes every exchange through {@code CompletableFuture}'s default
+ * async pool, which on a machine with two CPUs or fewer is a new thread per task, and its blocking
+ * {@code send} ties up a thread per call. A call through this transport measured below a raw JDK
+ * POST (docs/benchmarks.md, McpCallBenchmark).
+ *
+ * <p>Response listeners run on this transport's own daemon threads, and so do the continuations of
+ * a call's future: callers should not block in them.
  */
 public final class StreamableHttpTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StreamableHttpTransport.class);
   private static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final String VERSION_HEADER = "MCP-Protocol-Version";
+  private static final String JSON = "application/json";
+  private static final String EVENT_STREAM = "text/event-stream";
   private static final Duration RECONNECT_DELAY = Duration.ofSeconds(1);
-  private static final int MAX_EVENT_CHARS = 16 * 1024 * 1024;
+  private static final Duration DELETE_TIMEOUT = Duration.ofSeconds(2);
+
+  /** The largest JSON answer or SSE event taken from a server. */
+  static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+  private static final SseLimits SSE_LIMITS =
+      SseLimits.defaults().withMaxLineBytes(MAX_MESSAGE_BYTES).withMaxEventBytes(MAX_MESSAGE_BYTES);
+  private static final int MAX_ERROR_TEXT_BYTES = 4096;
 
   private final String serverName;
-  private final URI endpoint;
-  private final Map<String, String> headers;
+  private final McpClientConfig.StreamableHttp config;
   private final McpJsonMapper mapper;
   private final HttpClient http;
+
+  /** POSTs still open, by the JSON-RPC id of the request they carry, so a cancel can end them. */
+  private final Map<Object, Request> openPosts = new ConcurrentHashMap<>();
+
   private volatile Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler;
   private volatile String sessionId;
   private volatile String protocolVersion;
   private volatile Object initializeId;
   private volatile boolean closed;
   private volatile boolean listening;
-  private volatile Flow.Subscription listenStream;
+  private volatile Request listenStream;
 
   public StreamableHttpTransport(
       String serverName, McpClientConfig.StreamableHttp config, McpJsonMapper mapper) {
     this.serverName = serverName;
-    this.endpoint = config.url();
-    this.headers = config.headers();
+    this.config = config;
     this.mapper = mapper;
-    this.http =
-        HttpClient.newBuilder()
-            // HTTP/1.1: no h2c upgrade dance on plain http, one connection kept alive per call.
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(config.initializeTimeout())
-            .build();
+    String threadName = "ops-mcp-http-" + serverName;
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName(threadName);
+    threads.setDaemon(true);
+    this.http = new HttpClient();
+    http.setExecutor(threads);
+    http.setScheduler(new ScheduledExecutorScheduler(threadName + "-scheduler", true));
+    http.setConnectTimeout(config.initializeTimeout().toMillis());
+    // Like the JDK client: a redirect is an answer, not something to follow with the session id.
+    http.setFollowRedirects(false);
+    http.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "operations-java"));
   }
 
   @Override
   public Mono<Void> connect(
       Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-    this.handler = handler;
-    return Mono.empty();
+    return Mono.defer(
+        () -> {
+          this.handler = handler;
+          try {
+            http.start();
+            return Mono.<Void>empty();
+          } catch (Exception e) {
+            return Mono.error(
+                new McpTransportException(
+                    "Could not start the HTTP client for MCP server " + serverName, e));
+          }
+        });
   }
 
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-    return Mono.defer(
-        () -> {
+    return Mono.create(
+        sink -> {
           if (closed) {
-            return Mono.error(new McpTransportException("MCP client " + serverName + " closed"));
+            sink.error(new McpTransportException("MCP client " + serverName + " closed"));
+            return;
           }
-          if (message instanceof McpSchema.JSONRPCRequest request
-              && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
-            initializeId = request.id();
+          Object requestId = null;
+          if (message instanceof McpSchema.JSONRPCRequest request) {
+            requestId = request.id();
+            if (McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+              initializeId = requestId;
+            }
           }
           String body;
           try {
             body = mapper.writeValueAsString(message);
           } catch (IOException e) {
-            return Mono.error(e);
+            sink.error(e);
+            return;
           }
-          HttpRequest post =
-              request()
-                  .header("Content-Type", "application/json")
-                  .header("Accept", "application/json, text/event-stream")
-                  .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                  .build();
-          CompletableFuture<HttpResponse<Void>> sent =
-              http.sendAsync(post, info -> bodyFor(info, false));
-          return Mono.fromFuture(sent)
-              .flatMap(
-                  response -> {
+          boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
+          Request post =
+              request(HttpMethod.POST)
+                  .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
+                  .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
+                  // Our tool calls are bounded by the caller's deadline and ended by abort(); the
+                  // SDK's requests and notifications by the configured timeouts.
+                  .idleTimeout(ours ? 0 : sdkIdleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+          Object key = requestId;
+          if (key != null) {
+            openPosts.put(key, post);
+          }
+          post.send(
+              new Exchange(
+                  false,
+                  key,
+                  (status, failure) -> {
+                    if (key != null) {
+                      openPosts.remove(key, post);
+                    }
+                    if (failure != null) {
+                      sink.error(failure);
+                      return;
+                    }
                     if (message instanceof McpSchema.JSONRPCNotification n
                         && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
                       startListening();
                     }
-                    return Mono.<Void>empty();
-                  });
+                    sink.success();
+                  }));
         });
   }
 
-  private HttpRequest.Builder request() {
-    HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint);
-    headers.forEach(builder::header);
+  /**
+   * Ends the POST that carries request {@code requestId}, if it is still open: after a deadline or
+   * a cancel nothing on it is wanted any more. The caller has told the server with {@code
+   * notifications/cancelled}; closing the stream alone would not cancel (streamable HTTP says a
+   * disconnect is not a cancel).
+   */
+  public void abort(Object requestId) {
+    Request post = openPosts.remove(requestId);
+    if (post != null) {
+      post.abort(new McpTransportException("Request " + requestId + " was cancelled"));
+    }
+  }
+
+  private Duration sdkIdleTimeout() {
+    Duration longer =
+        config.requestTimeout().compareTo(config.initializeTimeout()) >= 0
+            ? config.requestTimeout()
+            : config.initializeTimeout();
+    return longer.plusSeconds(5);
+  }
+
+  private Request request(HttpMethod method) {
+    Request request = http.newRequest(config.url()).method(method);
     String session = sessionId;
-    if (session != null) {
-      builder.header(SESSION_HEADER, session);
-    }
     String version = protocolVersion;
-    if (version != null) {
-      builder.header(VERSION_HEADER, version);
-    }
-    return builder;
-  }
-
-  /** Chooses how to read a response once its status and headers are known. */
-  private HttpResponse.BodySubscriber<Void> bodyFor(HttpResponse.ResponseInfo info, boolean get) {
-    info.headers().firstValue(SESSION_HEADER).ifPresent(id -> sessionId = id);
-    int status = info.statusCode();
-    if (status == 202 || status == 204 || (get && status == 405)) {
-      return HttpResponse.BodySubscribers.discarding();
-    }
-    if (status >= 400) {
-      return HttpResponse.BodySubscribers.mapping(
-          HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8),
-          text -> {
-            throw new McpTransportException(
-                "MCP server "
-                    + serverName
-                    + " answered HTTP "
-                    + status
-                    + (text.isBlank() ? "" : ": " + cut(text)));
-          });
-    }
-    String type = info.headers().firstValue("Content-Type").orElse("");
-    if (type.startsWith("text/event-stream")) {
-      return HttpResponse.BodySubscribers.fromLineSubscriber(
-          new SseLines(get), s -> (Void) null, StandardCharsets.UTF_8, null);
-    }
-    return HttpResponse.BodySubscribers.mapping(
-        HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8),
-        text -> {
-          if (!text.isBlank()) {
-            dispatch(text);
+    return request.headers(
+        h -> {
+          config.headers().forEach(h::put);
+          if (session != null) {
+            h.put(SESSION_HEADER, session);
           }
-          return null;
+          if (version != null) {
+            h.put(VERSION_HEADER, version);
+          }
         });
   }
 
-  private void dispatch(String json) {
+  /** Hands a message to the client; returns it, or null when it is not JSON-RPC. */
+  private McpSchema.JSONRPCMessage dispatch(String json) {
     McpSchema.JSONRPCMessage message;
     try {
       message = McpSchema.deserializeJsonRpcMessage(mapper, json);
     } catch (IOException | RuntimeException e) {
       LOG.warn("MCP server {} sent a message that is not JSON-RPC: {}", serverName, cut(json));
-      return;
+      return null;
     }
     if (message instanceof McpSchema.JSONRPCResponse response
         && response.id() != null
@@ -174,6 +228,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       h.apply(Mono.just(message))
           .subscribe(ok -> {}, error -> LOG.debug("Handling a message failed", error));
     }
+    return message;
   }
 
   /** Opens the GET stream on which the server sends what is not an answer to a POST. */
@@ -182,77 +237,184 @@ public final class StreamableHttpTransport implements McpClientTransport {
       return;
     }
     listening = true;
-    HttpRequest get = request().header("Accept", "text/event-stream").GET().build();
-    http.sendAsync(get, info -> bodyFor(info, true))
-        .whenComplete(
-            (response, error) -> {
+    Request get =
+        request(HttpMethod.GET)
+            .headers(h -> h.put(HttpHeader.ACCEPT, EVENT_STREAM))
+            // The stream is quiet until the server has something to say.
+            .idleTimeout(0, TimeUnit.MILLISECONDS);
+    listenStream = get;
+    get.send(
+        new Exchange(
+            true,
+            null,
+            (status, failure) -> {
               listening = false;
               if (closed) {
                 return;
               }
-              if (response != null && response.statusCode() == 405) {
+              if (status == 405) {
                 return; // The server offers no GET stream.
               }
-              LOG.debug("The GET stream of MCP server {} ended; reopening", serverName, error);
-              CompletableFuture.delayedExecutor(
-                      RECONNECT_DELAY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-                  .execute(this::startListening);
-            });
+              LOG.debug(
+                  "The GET stream of MCP server {} ended (status {}); reopening",
+                  serverName,
+                  status,
+                  failure);
+              http.getScheduler()
+                  .schedule(
+                      this::startListening, RECONNECT_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+            }));
   }
 
-  /** Parses SSE: {@code data:} lines up to a blank line make one message. */
-  private final class SseLines implements Flow.Subscriber<String> {
-    private final boolean listen;
-    private final StringBuilder data = new StringBuilder();
+  /** What a response's body is read as, once its status and headers are known. */
+  private enum BodyKind {
+    DISCARD,
+    ERROR_TEXT,
+    JSON,
+    EVENTS
+  }
 
-    SseLines(boolean listen) {
-      this.listen = listen;
+  /**
+   * Reads one response. Jetty calls a response's listener methods one at a time, so the state needs
+   * no locking. {@code done} gets the status and the failure (null when the exchange worked).
+   */
+  private final class Exchange implements Response.Listener {
+    /** The id of the request the POST carries; null for the GET stream and for notifications. */
+    private final Object requestId;
+
+    private final boolean get;
+    private final BiConsumer<Integer, Throwable> done;
+    private boolean answered;
+    private BodyKind kind = BodyKind.DISCARD;
+    private int status;
+    private byte[] body = new byte[0];
+    private int bodyLength;
+    private SseParser events;
+
+    Exchange(boolean get, Object requestId, BiConsumer<Integer, Throwable> done) {
+      this.requestId = requestId;
+      this.get = get;
+      this.done = done;
     }
 
-    @Override
-    public void onSubscribe(Flow.Subscription subscription) {
-      if (listen) {
-        listenStream = subscription;
+    private void take(String json) {
+      if (dispatch(json) instanceof McpSchema.JSONRPCResponse response
+          && requestId != null
+          && requestId.equals(response.id())) {
+        answered = true;
       }
-      subscription.request(Long.MAX_VALUE);
     }
 
     @Override
-    public void onNext(String raw) {
-      String line = raw.endsWith("\r") ? raw.substring(0, raw.length() - 1) : raw;
-      if (line.isEmpty()) {
-        if (data.length() > 0) {
-          dispatch(data.toString());
-          data.setLength(0);
+    public void onHeaders(Response response) {
+      String session = response.getHeaders().get(SESSION_HEADER);
+      if (session != null) {
+        sessionId = session;
+      }
+      status = response.getStatus();
+      String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
+      if (status == 202 || status == 204 || (get && status == 405)) {
+        kind = BodyKind.DISCARD;
+      } else if (status >= 400 || status < 200 || (status >= 300 && status < 400)) {
+        kind = BodyKind.ERROR_TEXT;
+      } else if (type != null && type.startsWith(EVENT_STREAM)) {
+        kind = BodyKind.EVENTS;
+        events = SseParser.create(SSE_LIMITS, event -> take(event.data()));
+      } else {
+        kind = BodyKind.JSON;
+      }
+    }
+
+    @Override
+    public void onContent(Response response, ByteBuffer content) {
+      switch (kind) {
+        case DISCARD -> content.position(content.limit());
+        case ERROR_TEXT -> append(content, MAX_ERROR_TEXT_BYTES);
+        case JSON -> {
+          if (bodyLength + content.remaining() > MAX_MESSAGE_BYTES) {
+            response.abort(
+                new McpTransportException(
+                    "MCP server "
+                        + serverName
+                        + " sent an answer over "
+                        + MAX_MESSAGE_BYTES
+                        + " bytes"));
+            return;
+          }
+          append(content, MAX_MESSAGE_BYTES);
         }
-      } else if (line.startsWith("data:")) {
-        if (data.length() > 0) {
-          data.append('\n');
-        }
-        String value = line.substring(5);
-        data.append(value.startsWith(" ") ? value.substring(1) : value);
-        if (data.length() > MAX_EVENT_CHARS) {
-          LOG.warn(
-              "MCP server {} sent an event over {} characters; dropped",
-              serverName,
-              MAX_EVENT_CHARS);
-          data.setLength(0);
+        case EVENTS -> {
+          try {
+            events.feed(content);
+          } catch (CallError e) {
+            response.abort(
+                new McpTransportException("MCP server " + serverName + ": " + e.getMessage(), e));
+          }
         }
       }
-      // event:, id:, retry: and comments carry nothing this client needs.
     }
 
-    @Override
-    public void onError(Throwable throwable) {
-      data.setLength(0);
-    }
-
-    @Override
-    public void onComplete() {
-      if (data.length() > 0) {
-        dispatch(data.toString());
-        data.setLength(0);
+    private void append(ByteBuffer content, int cap) {
+      int take = Math.min(content.remaining(), cap - bodyLength);
+      if (take > 0) {
+        if (bodyLength + take > body.length) {
+          body = Arrays.copyOf(body, Math.max(bodyLength + take, body.length * 2));
+        }
+        content.get(body, bodyLength, take);
+        bodyLength += take;
       }
+      content.position(content.limit());
+    }
+
+    @Override
+    public void onComplete(Result result) {
+      if (result.isFailed()) {
+        done.accept(status, transportFailure(result.getFailure()));
+        return;
+      }
+      String text = new String(body, 0, bodyLength, StandardCharsets.UTF_8);
+      switch (kind) {
+        case ERROR_TEXT -> {
+          done.accept(
+              status,
+              new McpTransportException(
+                  "MCP server "
+                      + serverName
+                      + " answered HTTP "
+                      + status
+                      + (text.isBlank() ? "" : ": " + cut(text))));
+          return;
+        }
+        case JSON -> {
+          if (!text.isBlank()) {
+            take(text);
+          }
+        }
+        case EVENTS -> events.end();
+        case DISCARD -> {}
+      }
+      if (requestId != null && kind != BodyKind.DISCARD && !answered) {
+        // Without this the request would wait for its deadline; resuming a broken stream
+        // (Last-Event-ID) is not supported.
+        done.accept(
+            status,
+            new McpTransportException(
+                "MCP server "
+                    + serverName
+                    + " ended the answer to request "
+                    + requestId
+                    + " without answering it"));
+        return;
+      }
+      done.accept(status, null);
+    }
+
+    private Throwable transportFailure(Throwable failure) {
+      if (failure instanceof McpTransportException || failure instanceof IOException) {
+        return failure;
+      }
+      String what = failure.getMessage() == null ? failure.toString() : failure.getMessage();
+      return new McpTransportException("MCP server " + serverName + ": " + what, failure);
     }
   }
 
@@ -264,16 +426,47 @@ public final class StreamableHttpTransport implements McpClientTransport {
             return Mono.empty();
           }
           closed = true;
-          Optional.ofNullable(listenStream).ifPresent(Flow.Subscription::cancel);
+          abortOpenExchanges();
           String session = sessionId;
-          if (session == null) {
-            return Mono.empty();
-          }
-          HttpRequest delete = request().timeout(Duration.ofSeconds(2)).DELETE().build();
-          return Mono.fromFuture(http.sendAsync(delete, HttpResponse.BodyHandlers.discarding()))
-              .onErrorResume(e -> Mono.empty())
-              .then();
+          Mono<Void> delete =
+              session == null || !http.isStarted()
+                  ? Mono.empty()
+                  : Mono.create(
+                      sink ->
+                          request(HttpMethod.DELETE)
+                              .timeout(DELETE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                              .send(result -> sink.success()));
+          // Stopping waits for the client's threads, so it must not run on one of them.
+          return delete.then(
+              Mono.fromRunnable(this::stopClient).subscribeOn(Schedulers.boundedElastic()).then());
         });
+  }
+
+  /** Closes at once; also after a {@link #closeGracefully} that timed out before it stopped. */
+  @Override
+  public void close() {
+    closed = true;
+    abortOpenExchanges();
+    Schedulers.boundedElastic().schedule(this::stopClient);
+  }
+
+  private void abortOpenExchanges() {
+    McpTransportException closing =
+        new McpTransportException("MCP client " + serverName + " closed");
+    Request listen = listenStream;
+    if (listen != null) {
+      listen.abort(closing);
+    }
+    openPosts.values().forEach(post -> post.abort(closing));
+    openPosts.clear();
+  }
+
+  private void stopClient() {
+    try {
+      http.stop();
+    } catch (Exception e) {
+      LOG.debug("Stopping the HTTP client of MCP server {} failed", serverName, e);
+    }
   }
 
   @Override
