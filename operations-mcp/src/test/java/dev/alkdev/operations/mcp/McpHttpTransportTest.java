@@ -42,7 +42,7 @@ class McpHttpTransportTest {
   static final ObjectMapper JSON = JsonMapper.builder().build();
   static final int OVER_LIMIT = 16 * 1024 * 1024 + 1024;
   static final String[] TOOLS = {
-    "hugeJson", "hugeEvent", "status500", "redirect", "hang", "eventThenJunk"
+    "hugeJson", "hugeEvent", "status500", "redirect", "hang", "eventThenJunk", "primed"
   };
 
   static Server jetty;
@@ -99,6 +99,12 @@ class McpHttpTransportTest {
   @Test
   void allToolsAreListed() {
     assertThat(client.operations()).hasSize(TOOLS.length);
+  }
+
+  @Test
+  void anEmptyEventBeforeTheAnswerIsSkipped() throws Exception {
+    JsonNode data = registry.execute("hostile.primed", Map.of()).get(20, TimeUnit.SECONDS).data();
+    assertThat(data.toString()).contains("\"text\":\"ok\"");
   }
 
   @Test
@@ -214,7 +220,8 @@ class McpHttpTransportTest {
           }
         }
         case "tools/call" -> {
-          return callTool(message.path("params").path("name").asString(), response, callback);
+          return callTool(
+              message.path("params").path("name").asString(), answer, response, callback);
         }
         default -> {}
       }
@@ -222,8 +229,24 @@ class McpHttpTransportTest {
       return true;
     }
 
-    private static boolean callTool(String tool, Response response, Callback callback) {
+    private static boolean callTool(
+        String tool, ObjectNode answer, Response response, Callback callback) {
       switch (tool) {
+        case "primed" -> {
+          // An empty event first (servers send one to prime resumption), then the answer.
+          answer
+              .withObject("result")
+              .withArray("content")
+              .addObject()
+              .put("type", "text")
+              .put("text", "ok");
+          response.getHeaders().put("Content-Type", "text/event-stream");
+          Content.Sink.write(
+              response,
+              true,
+              "id: prime-1\ndata:\n\nevent: message\ndata: " + answer + "\n\n",
+              callback);
+        }
         case "hugeJson" -> {
           char[] padding = new char[OVER_LIMIT];
           Arrays.fill(padding, 'x');

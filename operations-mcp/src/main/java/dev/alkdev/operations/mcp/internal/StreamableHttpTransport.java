@@ -298,6 +298,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
     }
 
     private void take(String json) {
+      if (json.isBlank()) {
+        return; // e.g. the empty event a server sends first to prime resumption
+      }
       if (dispatch(json) instanceof McpSchema.JSONRPCResponse response
           && requestId != null
           && requestId.equals(response.id())) {
