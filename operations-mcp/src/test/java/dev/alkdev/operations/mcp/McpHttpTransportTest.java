@@ -45,6 +45,9 @@ class McpHttpTransportTest {
     "hugeJson", "hugeEvent", "status500", "redirect", "hang", "eventThenJunk", "primed"
   };
 
+  static final int PAGE_SIZE = 3;
+  static final AtomicInteger listRequests = new AtomicInteger();
+
   static Server jetty;
   static String url;
   static final AtomicInteger deletes = new AtomicInteger();
@@ -97,8 +100,12 @@ class McpHttpTransportTest {
   }
 
   @Test
-  void allToolsAreListed() {
-    assertThat(client.operations()).hasSize(TOOLS.length);
+  void toolsAreListedPageByPage() {
+    // 7 tools in pages of 3: three tools/list requests, every tool once.
+    assertThat(client.operations())
+        .extracting(op -> op.spec().name())
+        .containsExactlyInAnyOrder(TOOLS);
+    assertThat(listRequests.get()).isGreaterThanOrEqualTo(3);
   }
 
   @Test
@@ -214,9 +221,18 @@ class McpHttpTransportTest {
           result.putObject("serverInfo").put("name", "hostile").put("version", "1");
         }
         case "tools/list" -> {
-          for (String name : TOOLS) {
+          // Pages of PAGE_SIZE tools; the cursor is the index of the page's first tool.
+          listRequests.incrementAndGet();
+          JsonNode cursor = message.path("params").path("cursor");
+          int from = cursor.isString() ? Integer.parseInt(cursor.asString()) : 0;
+          int to = Math.min(from + PAGE_SIZE, TOOLS.length);
+          result.putArray("tools");
+          for (String name : Arrays.copyOfRange(TOOLS, from, to)) {
             ObjectNode tool = result.withArray("tools").addObject().put("name", name);
             tool.putObject("inputSchema").put("type", "object");
+          }
+          if (to < TOOLS.length) {
+            result.put("nextCursor", Integer.toString(to));
           }
         }
         case "tools/call" -> {
