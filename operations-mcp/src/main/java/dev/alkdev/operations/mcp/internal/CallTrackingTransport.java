@@ -27,6 +27,7 @@ import reactor.core.publisher.Mono;
  */
 public final class CallTrackingTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(CallTrackingTransport.class);
+  private static final String OWN_ID_PREFIX = "ops-";
 
   private final McpClientTransport delegate;
   private final Map<Object, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
@@ -35,8 +36,6 @@ public final class CallTrackingTransport implements McpClientTransport {
   public CallTrackingTransport(McpClientTransport delegate) {
     this.delegate = delegate;
   }
-
-  private static final String OWN_ID_PREFIX = "ops-";
 
   /** A request id of our own; the SDK's ids look different, so the two never clash. */
   public String newRequestId() {
