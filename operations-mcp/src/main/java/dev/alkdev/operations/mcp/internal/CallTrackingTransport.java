@@ -29,6 +29,9 @@ public final class CallTrackingTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(CallTrackingTransport.class);
   private static final String OWN_ID_PREFIX = "ops-";
 
+  /** The SDK has no constant for it. */
+  static final String METHOD_NOTIFICATION_CANCELLED = "notifications/cancelled";
+
   private final McpClientTransport delegate;
   private final Map<Object, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
@@ -61,7 +64,10 @@ public final class CallTrackingTransport implements McpClientTransport {
     return response;
   }
 
-  /** Forgets the request, tells the server it is cancelled, and ends its HTTP stream if any. */
+  /**
+   * Forgets the request and tells the server it is cancelled (over HTTP, sending that also ends the
+   * request's own stream).
+   */
   public void cancel(String id, String reason) {
     CompletableFuture<Object> response = pending.remove(id);
     if (response != null) {
@@ -73,11 +79,8 @@ public final class CallTrackingTransport implements McpClientTransport {
     delegate
         .sendMessage(
             new McpSchema.JSONRPCNotification(
-                McpSchema.JSONRPC_VERSION, "notifications/cancelled", params))
+                McpSchema.JSONRPC_VERSION, METHOD_NOTIFICATION_CANCELLED, params))
         .subscribe(ok -> {}, error -> LOG.debug("Sending notifications/cancelled failed", error));
-    if (delegate instanceof StreamableHttpTransport http) {
-      http.abort(id);
-    }
   }
 
   /** Fails every request of ours still waiting, e.g. when the server went away. */

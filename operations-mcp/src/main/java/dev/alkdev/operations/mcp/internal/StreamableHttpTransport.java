@@ -69,6 +69,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private final McpJsonMapper mapper;
   private final HttpClient http;
 
+  /** Bounds a POST of the SDK's: the longer of the two configured timeouts, plus a margin. */
+  private final long sdkIdleTimeoutMillis;
+
   /** POSTs still open, by the JSON-RPC id of the request they carry, so a cancel can end them. */
   private final Map<Object, Request> openPosts = new ConcurrentHashMap<>();
 
@@ -85,6 +88,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
     this.serverName = serverName;
     this.config = config;
     this.mapper = mapper;
+    Duration longer =
+        config.requestTimeout().compareTo(config.initializeTimeout()) >= 0
+            ? config.requestTimeout()
+            : config.initializeTimeout();
+    this.sdkIdleTimeoutMillis = longer.plusSeconds(5).toMillis();
     String threadName = "ops-mcp-http-" + serverName;
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName(threadName);
@@ -123,6 +131,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
             sink.error(new McpTransportException("MCP client " + serverName + " closed"));
             return;
           }
+          if (message instanceof McpSchema.JSONRPCNotification n
+              && CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())
+              && n.params() instanceof Map<?, ?> params) {
+            endOpenPost(params.get("requestId"));
+          }
           Object requestId = null;
           if (message instanceof McpSchema.JSONRPCRequest request) {
             requestId = request.id();
@@ -142,9 +155,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
               request(HttpMethod.POST)
                   .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
                   .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
-                  // Our tool calls are bounded by the caller's deadline and ended by abort(); the
+                  // Our tool calls are bounded by the caller's deadline and ended by a cancel; the
                   // SDK's requests and notifications by the configured timeouts.
-                  .idleTimeout(ours ? 0 : sdkIdleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                  .idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
           Object key = requestId;
           if (key != null) {
             openPosts.put(key, post);
@@ -171,24 +184,16 @@ public final class StreamableHttpTransport implements McpClientTransport {
   }
 
   /**
-   * Ends the POST that carries request {@code requestId}, if it is still open: after a deadline or
-   * a cancel nothing on it is wanted any more. The caller has told the server with {@code
-   * notifications/cancelled}; closing the stream alone would not cancel (streamable HTTP says a
-   * disconnect is not a cancel).
+   * Ends the POST that carries a cancelled request, if it is still open: nothing on it is wanted
+   * any more. It ends as the cancel goes out, not after, so a server that does not answer the
+   * notification cannot keep it open. The disconnect alone would not cancel (streamable HTTP says a
+   * disconnect is not a cancel); the notification does.
    */
-  public void abort(Object requestId) {
-    Request post = openPosts.remove(requestId);
+  private void endOpenPost(Object requestId) {
+    Request post = requestId == null ? null : openPosts.remove(requestId);
     if (post != null) {
       post.abort(new McpTransportException("Request " + requestId + " was cancelled"));
     }
-  }
-
-  private Duration sdkIdleTimeout() {
-    Duration longer =
-        config.requestTimeout().compareTo(config.initializeTimeout()) >= 0
-            ? config.requestTimeout()
-            : config.initializeTimeout();
-    return longer.plusSeconds(5);
   }
 
   private Request request(HttpMethod method) {
@@ -318,7 +323,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
       if (status == 202 || status == 204 || (get && status == 405)) {
         kind = BodyKind.DISCARD;
-      } else if (status >= 400 || status < 200 || (status >= 300 && status < 400)) {
+      } else if (status < 200 || status >= 300) {
         kind = BodyKind.ERROR_TEXT;
       } else if (type != null && type.startsWith(EVENT_STREAM)) {
         kind = BodyKind.EVENTS;
