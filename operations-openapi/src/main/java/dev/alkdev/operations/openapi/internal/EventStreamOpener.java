@@ -1,7 +1,5 @@
 package dev.alkdev.operations.openapi.internal;
 
-import dev.alkdev.operations.CallError;
-import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,9 +7,8 @@ import java.util.concurrent.Flow;
 
 /**
  * The seam between SUBSCRIPTION operations ({@code text/event-stream} responses) and the SSE
- * client: the handler builds the request exactly as for other operations and hands it here. The
- * integrator connects this to {@code dev.alkdev.operations.openapi.sse.SseEventSource}; until then
- * {@link #UNCONNECTED} fails each subscription with UNAVAILABLE.
+ * client: the handler builds the request exactly as for other operations and hands it here. {@code
+ * FromOpenApi} connects it to {@code dev.alkdev.operations.openapi.sse.SseEnvelopes}.
  */
 @FunctionalInterface
 public interface EventStreamOpener {
@@ -27,22 +24,4 @@ public interface EventStreamOpener {
    */
   Flow.Publisher<?> open(
       HttpClient client, HttpRequest request, OperationContext context, long maxEventBytes);
-
-  /** Fails every subscription: no SSE client is connected. */
-  EventStreamOpener UNCONNECTED =
-      (client, request, context, max) ->
-          subscriber -> {
-            subscriber.onSubscribe(
-                new Flow.Subscription() {
-                  @Override
-                  public void request(long n) {}
-
-                  @Override
-                  public void cancel() {}
-                });
-            subscriber.onError(
-                CallError.of(
-                    ErrorCode.UNAVAILABLE,
-                    "Server-Sent Events are not connected in this build (" + request.uri() + ")"));
-          };
 }
