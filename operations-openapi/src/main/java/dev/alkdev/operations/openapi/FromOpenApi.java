@@ -22,10 +22,6 @@ import java.util.Objects;
  */
 public final class FromOpenApi {
   /**
-   * Where SUBSCRIPTION (text/event-stream) calls go. The SSE client connects here at merge (an
-   * opener over {@code sse.SseEventSource}); until then subscriptions fail with UNAVAILABLE.
-   */
-  /**
    * SUBSCRIPTION operations read their {@code text/event-stream} responses with the SSE client: one
    * envelope per event, reconnecting with {@code Last-Event-ID}, stopped by the call's cancellation
    * or deadline. An event may be as large as the config's response-body cap.
