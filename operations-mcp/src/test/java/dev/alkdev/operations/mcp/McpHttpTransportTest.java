@@ -1,6 +1,7 @@
 package dev.alkdev.operations.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
@@ -92,7 +93,7 @@ class McpHttpTransportTest {
 
   static CallError callFails(String tool, OperationContext context) {
     ExecutionException failed =
-        org.junit.jupiter.api.Assertions.assertThrows(
+        assertThrows(
             ExecutionException.class,
             () -> registry.execute("hostile." + tool, Map.of(), context).get(20, TimeUnit.SECONDS));
     assertThat(failed.getCause()).isInstanceOf(CallError.class);
