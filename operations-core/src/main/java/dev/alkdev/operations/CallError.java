@@ -1,5 +1,6 @@
 package dev.alkdev.operations;
 
+import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.List;
 import java.util.Objects;
@@ -61,6 +62,20 @@ public final class CallError extends RuntimeException {
       message.append(shown == 1 ? " " : "; ").append(error);
     }
     return builder(ErrorCode.INVALID_INPUT, message.toString()).validationErrors(errors).build();
+  }
+
+  /**
+   * Throws an {@link ErrorCode#INVALID_INPUT} error listing every schema error (see {@link
+   * #invalid}), unless {@code value} matches {@code schema}: the seeds' {@code validateOrThrow}. It
+   * lives here rather than on {@link Schema} because the schema module knows nothing of calls.
+   *
+   * @param what what is being checked, for the message: "input of demo.echo", say
+   */
+  public static void validateOrThrow(Schema schema, JsonNode value, String what) {
+    List<SchemaError> errors = schema.validate(value);
+    if (!errors.isEmpty()) {
+      throw invalid(what, errors);
+    }
   }
 
   public static Builder builder(ErrorCode code, String message) {

@@ -57,7 +57,7 @@ public final class QuickStart {
 
     // snippet: validateOrThrow
     try {
-      schema.validateOrThrow(json.readTree("{}"), "input of demo.echo");
+      CallError.validateOrThrow(schema, json.readTree("{}"), "input of demo.echo");
     } catch (CallError e) {
       // INVALID_INPUT: Invalid input of demo.echo: (root): required property 'message' not found
       System.out.println(e.code() + ": " + e.getMessage());

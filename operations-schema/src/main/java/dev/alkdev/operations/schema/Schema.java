@@ -1,6 +1,5 @@
 package dev.alkdev.operations.schema;
 
-import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.schema.internal.JavaTypeSchemas;
 import dev.alkdev.operations.schema.internal.SchemaCompiler;
 import dev.alkdev.operations.schema.internal.UnknownSchema;
@@ -79,24 +78,6 @@ public interface Schema {
   /** Whether {@code value} matches; may stop at the first error. */
   default boolean isValid(JsonNode value) {
     return validate(value).isEmpty();
-  }
-
-  /**
-   * Throws a {@link CallError} with code {@code INVALID_INPUT} listing every error, unless {@code
-   * value} matches.
-   *
-   * @param what what is being checked, for the message ("input of demo.echo")
-   */
-  default void validateOrThrow(JsonNode value, String what) {
-    List<SchemaError> errors = validate(value);
-    if (!errors.isEmpty()) {
-      throw CallError.invalid(what, errors);
-    }
-  }
-
-  /** {@link #validateOrThrow(JsonNode, String)} with the message subject "value". */
-  default void validateOrThrow(JsonNode value) {
-    validateOrThrow(value, "value");
   }
 
   /**

@@ -4,7 +4,6 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.path.PathType;
-import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaException;
 import dev.alkdev.operations.schema.SchemaLimits;

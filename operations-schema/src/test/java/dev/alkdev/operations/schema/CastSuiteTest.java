@@ -2,7 +2,7 @@ package dev.alkdev.operations.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.internal.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,6 @@ package dev.alkdev.operations.schema.internal;
 import com.networknt.schema.Error;
 import com.networknt.schema.ExecutionConfig;
 import com.networknt.schema.ValidationLimitExceededException;
-import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
 import dev.alkdev.operations.schema.SchemaLimits;

@@ -1,11 +1,11 @@
 package dev.alkdev.operations.schema.internal.importing;
 
-import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.FromSchema;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaException;
 import dev.alkdev.operations.schema.SchemaLimits;
 import dev.alkdev.operations.schema.SchemaOptions;
+import dev.alkdev.operations.schema.internal.Json;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;

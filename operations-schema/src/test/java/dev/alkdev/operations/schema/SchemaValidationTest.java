@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.alkdev.operations.CallError;
-import dev.alkdev.operations.ErrorCode;
-import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -159,32 +157,6 @@ class SchemaValidationTest {
                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
                "kind": {"enum": ["a", "b"]}},
              "additionalProperties": false}""");
-
-    @Test
-    void validateOrThrowRaisesInvalidInputWithEveryError() {
-      JsonNode value = json("{\"n\": -1, \"tags\": [1, \"x\", \"x\"], \"extra\": true}");
-      List<SchemaError> expected = schema.validate(value);
-
-      assertThat(expected).hasSizeGreaterThanOrEqualTo(4);
-      assertThatThrownBy(() -> schema.validateOrThrow(value, "input of demo.echo"))
-          .isInstanceOfSatisfying(
-              CallError.class,
-              error -> {
-                assertThat(error.code()).isEqualTo(ErrorCode.INVALID_INPUT);
-                assertThat(error.retryable()).isFalse();
-                assertThat(error.validationErrors()).isEqualTo(expected);
-                assertThat(error.getMessage())
-                    .startsWith("Invalid input of demo.echo:")
-                    .contains("/n")
-                    .contains("/tags/0");
-              });
-    }
-
-    @Test
-    void validateOrThrowIsSilentForAValidValue() {
-      assertThatCode(() -> schema.validateOrThrow(json("{\"n\": 3, \"tags\": [\"a\"]}")))
-          .doesNotThrowAnyException();
-    }
 
     @ParameterizedTest
     @ValueSource(

@@ -3,7 +3,7 @@ package dev.alkdev.operations.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.internal.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.schema.internal.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

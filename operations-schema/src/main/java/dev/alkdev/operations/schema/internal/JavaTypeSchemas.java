@@ -1,6 +1,5 @@
 package dev.alkdev.operations.schema.internal;
 
-import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.SchemaException;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.ParameterizedType;
