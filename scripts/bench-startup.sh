@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 runs="${RUNS:-20}"
 jar=operations-cli/target/ops.jar
-if [ ! -f "$jar" ] || [ -n "$(find operations-core/src/main operations-cli/src/main -newer "$jar" -type f -print -quit)" ]; then
+if [ ! -f "$jar" ] || [ -n "$(find operations-schema/src/main operations-core/src/main operations-cli/src/main -newer "$jar" -type f -print -quit)" ]; then
   mvn -B -q -Dstyle.color=never -pl operations-cli -am package -DskipTests -Dspotless.check.skip=true
 fi
 

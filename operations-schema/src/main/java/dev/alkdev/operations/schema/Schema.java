@@ -72,7 +72,11 @@ public interface Schema {
   /** Whether this is {@link #unknown()}: it accepts every value and casts nothing. */
   boolean isUnknown();
 
-  /** Every reason {@code value} does not match, in document order; empty when it matches. */
+  /**
+   * Every reason {@code value} does not match, in document order; empty when it matches. Never
+   * throws on data. (To fail a call instead, operations-core has {@code
+   * CallError.validateOrThrow(schema, value, what)}.)
+   */
   List<SchemaError> validate(JsonNode value);
 
   /** Whether {@code value} matches; may stop at the first error. */
