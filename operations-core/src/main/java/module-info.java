@@ -14,6 +14,7 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.scan;
   exports dev.alkdev.operations.protocol;
   exports dev.alkdev.operations.pubsub;
+  exports dev.alkdev.operations.source;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

@@ -15,4 +15,7 @@ module dev.alkdev.operations.mcp {
   requires org.slf4j;
 
   exports dev.alkdev.operations.mcp;
+
+  provides dev.alkdev.operations.source.SourceFactory with
+      dev.alkdev.operations.mcp.internal.McpSourceFactory;
 }

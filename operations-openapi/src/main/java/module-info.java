@@ -11,4 +11,7 @@ module dev.alkdev.operations.openapi {
 
   exports dev.alkdev.operations.openapi;
   exports dev.alkdev.operations.openapi.sse;
+
+  provides dev.alkdev.operations.source.SourceFactory with
+      dev.alkdev.operations.openapi.internal.OpenApiSourceFactory;
 }

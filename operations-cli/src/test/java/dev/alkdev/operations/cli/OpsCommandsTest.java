@@ -286,6 +286,26 @@ class OpsCommandsTest {
   }
 
   @Test
+  void aSourceKindNoFactoryProvidesFailsItsSource(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("ops.yaml");
+    Files.writeString(config, "sources:\n  remote: {kind: nats, url: 'nats://127.0.0.1:4222'}\n");
+    CliRun run = CliRun.run("--config", config.toString(), "list");
+    assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(run.err()).contains("source remote is of kind nats, which is not available");
+  }
+
+  @Test
+  void anSseMcpServerIsRefusedByNameAsTheMcpModuleRefusesIt(@TempDir Path dir) throws Exception {
+    Path config = dir.resolve("ops.json");
+    Files.writeString(
+        config,
+        "{\"mcpServers\": {\"legacy\": {\"type\": \"sse\", \"url\": \"http://127.0.0.1:1/sse\"}}}");
+    CliRun run = CliRun.run("--config", config.toString(), "list");
+    assertThat(run.code()).isEqualTo(ExitCodes.SOURCE_FAILED);
+    assertThat(run.err()).contains("mcpServers.legacy.type").contains("legacy HTTP+SSE transport");
+  }
+
+  @Test
   void jsonErrorsForScripts() {
     CliRun unknown = CliRun.run("call", "demo.ecoh", "--json");
     assertThat(unknown.code()).isEqualTo(ExitCodes.OPERATION_NOT_FOUND);

@@ -1,48 +1,54 @@
 package dev.alkdev.operations.cli.config;
 
 import dev.alkdev.operations.cli.internal.ConfigParser;
+import dev.alkdev.operations.source.SourceEntry;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Everything {@code ops} loads besides the demo: OpenAPI documents and MCP servers, from a
- * configuration file ({@code --config}, {@code $OPS_CONFIG}, {@code ~/.config/ops/config.yaml}) and
- * from the one-off flags. Every entry's name is its namespace, so names are unique across both
- * lists.
+ * Everything {@code ops} loads besides the demo, as source entries (kind, name, settings) for the
+ * source factories of the adapter modules: from a configuration file ({@code --config}, {@code
+ * $OPS_CONFIG}, {@code ~/.config/ops/config.yaml}) and from the one-off flags. Every entry's name
+ * is its namespace, so names are unique across all sections.
  *
  * <pre>{@code
- * openapi:
+ * openapi:                               # kind openapi
  *   petstore:
  *     location: ./petstore.yaml          # a file or an http(s) URL
  *     baseUrl: http://localhost:8080     # optional: else the document's first server
  *     auth: {bearer: {tokenEnv: PETSTORE_TOKEN}}
- * mcpServers:                            # the format MCP hosts write
+ * mcpServers:                            # kind mcp, the format MCP hosts write
  *   files:
  *     command: npx
  *     args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]
  *   remote:
  *     url: https://example.com/mcp
  *     headers: {Authorization: "Bearer ${REMOTE_TOKEN}"}
+ * sources:                               # any kind a factory provides
+ *   other: {kind: openapi, location: ./other.yaml}
  * }</pre>
  */
-public record OpsConfig(List<OpenApiSourceConfig> openApi, List<McpServerConfig> mcpServers) {
+public record OpsConfig(List<SourceEntry> sources) {
   public OpsConfig {
-    openApi = List.copyOf(openApi);
-    mcpServers = List.copyOf(mcpServers);
+    sources = List.copyOf(sources);
     Set<String> names = new HashSet<>();
-    for (OpenApiSourceConfig source : openApi) {
-      requireUnique(names, source.namespace());
-    }
-    for (McpServerConfig server : mcpServers) {
-      requireUnique(names, server.name());
+    for (SourceEntry source : sources) {
+      if (!names.add(source.name())) {
+        throw new ConfigException(
+            "the name "
+                + source.name()
+                + " is used twice; each source (OpenAPI document, MCP server, ...) needs its own"
+                + " name (it is the namespace of its operations)");
+      }
     }
   }
 
   public static OpsConfig empty() {
-    return new OpsConfig(List.of(), List.of());
+    return new OpsConfig(List.of());
   }
 
   /**
@@ -64,26 +70,19 @@ public record OpsConfig(List<OpenApiSourceConfig> openApi, List<McpServerConfig>
     return ConfigParser.parse(text, origin);
   }
 
+  /** The entry called {@code name}, if there is one. */
+  public Optional<SourceEntry> source(String name) {
+    return sources.stream().filter(source -> source.name().equals(name)).findFirst();
+  }
+
   /**
    * Both configurations' entries.
    *
    * @throws ConfigException if a name is in both
    */
   public OpsConfig plus(OpsConfig other) {
-    List<OpenApiSourceConfig> documents = new ArrayList<>(openApi);
-    documents.addAll(other.openApi);
-    List<McpServerConfig> servers = new ArrayList<>(mcpServers);
-    servers.addAll(other.mcpServers);
-    return new OpsConfig(documents, servers);
-  }
-
-  private static void requireUnique(Set<String> names, String name) {
-    if (!names.add(name)) {
-      throw new ConfigException(
-          "the name "
-              + name
-              + " is used twice; each OpenAPI document and MCP server needs its own name (it is"
-              + " the namespace of its operations)");
-    }
+    List<SourceEntry> all = new ArrayList<>(sources);
+    all.addAll(other.sources);
+    return new OpsConfig(all);
   }
 }

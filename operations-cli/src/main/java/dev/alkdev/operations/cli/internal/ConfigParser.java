@@ -1,16 +1,13 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.OperationSpec;
-import dev.alkdev.operations.cli.config.AuthConfig;
 import dev.alkdev.operations.cli.config.ConfigException;
-import dev.alkdev.operations.cli.config.McpServerConfig;
-import dev.alkdev.operations.cli.config.OpenApiSourceConfig;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.source.SourceEntry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,12 +18,16 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * Reads the configuration file into {@link OpsConfig}. Strict where a typo would go unnoticed
- * (unknown keys at the top and in OpenAPI entries are refused) and lenient in {@code mcpServers},
- * whose entries MCP hosts decorate with keys of their own.
+ * Reads the configuration file into {@link OpsConfig}: each section's entries become source entries
+ * ({@code openapi} of kind openapi, {@code mcpServers} of kind mcp, {@code sources} of the kind
+ * each names), whose settings the adapters' source factories read. What is checked here is ops's
+ * own rules for its own file: the top-level keys and OpenAPI entries' keys (a typo should not go
+ * unnoticed), names that can be namespaces, and no literal secrets. Entries marked {@code disabled:
+ * true} are left out, in every section, as MCP hosts do.
  */
 public final class ConfigParser {
   private ConfigParser() {}
@@ -38,7 +39,10 @@ public final class ConfigParser {
   private static final Pattern SECRET_KEY =
       Pattern.compile("(?i).*(token|secret|password|passwd|api[_-]?key|credential|auth).*");
 
-  private static final Set<String> TOP_KEYS = Set.of("openapi", "mcpServers");
+  /** A value that refers to an environment variable ({@code ${NAME}}, {@code ${env:NAME}}, ...). */
+  private static final Pattern REFERENCE = Pattern.compile("\\$\\{[^}]+}");
+
+  private static final Set<String> TOP_KEYS = Set.of("openapi", "mcpServers", "sources");
   private static final Set<String> OPENAPI_KEYS =
       Set.of("namespace", "location", "baseUrl", "auth");
 
@@ -65,34 +69,43 @@ public final class ConfigParser {
       return OpsConfig.empty();
     }
     if (!root.isObject()) {
-      throw new ConfigException(origin + ": expected an object with openapi and mcpServers");
+      throw new ConfigException(
+          origin + ": expected an object with openapi, mcpServers and sources");
     }
     requireKnownKeys(origin, "", root, TOP_KEYS);
-    List<OpenApiSourceConfig> documents = openApi(origin, root.path("openapi"));
-    List<McpServerConfig> servers = mcpServers(origin, root.path("mcpServers"));
+    List<SourceEntry> entries = new ArrayList<>(openApi(origin, root.path("openapi")));
+    entries.addAll(mcpServers(origin, root.path("mcpServers")));
+    entries.addAll(sources(origin, root.path("sources")));
     try {
-      return new OpsConfig(documents, servers);
+      return new OpsConfig(entries);
     } catch (ConfigException e) {
       throw new ConfigException(origin + ": " + e.getMessage(), e);
     }
   }
 
-  private static List<OpenApiSourceConfig> openApi(String origin, JsonNode node) {
-    List<OpenApiSourceConfig> documents = new ArrayList<>();
+  private static List<SourceEntry> openApi(String origin, JsonNode node) {
+    List<SourceEntry> documents = new ArrayList<>();
     if (node.isMissingNode() || node.isNull()) {
       return documents;
     }
     if (node.isObject()) {
       // The usual form, like mcpServers: the key is the namespace.
       for (Map.Entry<String, JsonNode> entry : node.properties()) {
-        documents.add(openApiEntry(origin, "openapi." + entry.getKey(), entry.getKey(), entry));
+        if (!disabled(entry.getValue())) {
+          documents.add(
+              openApiEntry(origin, "openapi." + entry.getKey(), entry.getKey(), entry.getValue()));
+        }
       }
     } else if (node.isArray()) {
       int i = 0;
       for (JsonNode item : node) {
         String where = "openapi[" + i++ + "]";
         String namespace = requireText(origin, where, item, "namespace");
-        documents.add(openApiEntry(origin, where, namespace, Map.entry(namespace, item)));
+        if (!disabled(item)) {
+          ObjectNode settings = ((ObjectNode) item).deepCopy();
+          settings.remove("namespace");
+          documents.add(openApiEntry(origin, where, namespace, settings));
+        }
       }
     } else {
       throw new ConfigException(origin + ": openapi must map each namespace to its document");
@@ -100,9 +113,8 @@ public final class ConfigParser {
     return documents;
   }
 
-  private static OpenApiSourceConfig openApiEntry(
-      String origin, String where, String namespace, Map.Entry<String, JsonNode> entry) {
-    JsonNode item = entry.getValue();
+  private static SourceEntry openApiEntry(
+      String origin, String where, String namespace, JsonNode item) {
     if (item.isString()) {
       // Shorthand: "petstore: ./petstore.yaml".
       item = JSON.createObjectNode().put("location", item.asString());
@@ -110,18 +122,24 @@ public final class ConfigParser {
     if (!item.isObject()) {
       throw new ConfigException(origin + ": " + where + " must be an object with a location");
     }
-    requireKnownKeys(origin, where + ".", item, OPENAPI_KEYS);
+    ObjectNode settings = ((ObjectNode) item).deepCopy();
+    settings.remove("disabled");
+    requireKnownKeys(origin, where + ".", settings, OPENAPI_KEYS);
     requireName(origin, where, namespace);
-    String location = requireText(origin, where, item, "location");
-    Optional<String> baseUrl = optionalText(origin, where, item, "baseUrl");
-    Optional<AuthConfig> auth =
-        item.has("auth")
-            ? Optional.of(auth(origin, where + ".auth", item.get("auth")))
-            : Optional.empty();
-    return new OpenApiSourceConfig(namespace, location, baseUrl, auth);
+    requireText(origin, where, settings, "location");
+    optionalText(origin, where, settings, "baseUrl");
+    if (settings.has("auth")) {
+      checkAuth(origin, where + ".auth", settings.get("auth"));
+    }
+    return SourceEntry.of("openapi", namespace, settings);
   }
 
-  static AuthConfig auth(String origin, String where, JsonNode node) {
+  /**
+   * {@code auth} names environment variables, never secrets: {@code bearer: {tokenEnv}}, {@code
+   * apiKey: {name, in, valueEnv}}, {@code basic: {usernameEnv, passwordEnv}}. The adapters read the
+   * secrets from the environment when the source is made.
+   */
+  static void checkAuth(String origin, String where, JsonNode node) {
     if (!node.isObject() || node.size() != 1) {
       throw new ConfigException(
           origin + ": " + where + " must have exactly one of bearer, apiKey or basic");
@@ -137,31 +155,25 @@ public final class ConfigParser {
       case "bearer" -> {
         refuseLiteral(origin, at, body, "token", "tokenEnv");
         requireKnownKeys(origin, at + ".", body, Set.of("tokenEnv"));
-        return new AuthConfig.Bearer(requireEnvName(origin, at, body, "tokenEnv"));
+        requireEnvName(origin, at, body, "tokenEnv");
       }
       case "apiKey" -> {
         refuseLiteral(origin, at, body, "value", "valueEnv");
         refuseLiteral(origin, at, body, "key", "valueEnv");
         requireKnownKeys(origin, at + ".", body, Set.of("name", "in", "valueEnv"));
         String in = optionalText(origin, at, body, "in").orElse("header");
-        AuthConfig.KeyLocation location;
-        try {
-          location = AuthConfig.KeyLocation.valueOf(in.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
+        if (!Set.of("header", "query").contains(in.toLowerCase(Locale.ROOT))) {
           throw new ConfigException(origin + ": " + at + ".in must be header or query, not " + in);
         }
-        return new AuthConfig.ApiKey(
-            requireText(origin, at, body, "name"),
-            location,
-            requireEnvName(origin, at, body, "valueEnv"));
+        requireText(origin, at, body, "name");
+        requireEnvName(origin, at, body, "valueEnv");
       }
       case "basic" -> {
         refuseLiteral(origin, at, body, "password", "passwordEnv");
         refuseLiteral(origin, at, body, "username", "usernameEnv");
         requireKnownKeys(origin, at + ".", body, Set.of("usernameEnv", "passwordEnv"));
-        return new AuthConfig.Basic(
-            requireEnvName(origin, at, body, "usernameEnv"),
-            requireEnvName(origin, at, body, "passwordEnv"));
+        requireEnvName(origin, at, body, "usernameEnv");
+        requireEnvName(origin, at, body, "passwordEnv");
       }
       default ->
           throw new ConfigException(
@@ -169,8 +181,12 @@ public final class ConfigParser {
     }
   }
 
-  private static List<McpServerConfig> mcpServers(String origin, JsonNode node) {
-    List<McpServerConfig> servers = new ArrayList<>();
+  /**
+   * {@code mcpServers}, as MCP hosts write it: each entry goes to the MCP adapter as it is (its
+   * reader, {@code McpServersJson}, checks the fields); here only the name and the secrets rule.
+   */
+  private static List<SourceEntry> mcpServers(String origin, JsonNode node) {
+    List<SourceEntry> servers = new ArrayList<>();
     if (node.isMissingNode() || node.isNull()) {
       return servers;
     }
@@ -184,91 +200,87 @@ public final class ConfigParser {
       if (!item.isObject()) {
         throw new ConfigException(origin + ": " + where + " must be an object");
       }
-      if (item.path("disabled").asBoolean(false)) {
+      if (disabled(item)) {
         continue; // MCP hosts switch servers off this way; so does ops.
       }
       requireName(origin, where, name);
-      Map<String, String> env = stringMap(origin, where + ".env", item.path("env"));
-      Map<String, String> headers = stringMap(origin, where + ".headers", item.path("headers"));
-      refuseLiteralSecrets(origin, where + ".env", env);
-      refuseLiteralSecrets(origin, where + ".headers", headers);
-      boolean hasCommand = item.has("command");
-      boolean hasUrl = item.has("url") || item.has("serverUrl");
-      if (hasCommand == hasUrl) {
-        throw new ConfigException(
-            origin + ": " + where + " needs either a command (stdio) or a url (HTTP), not both");
-      }
-      if (hasCommand) {
-        List<String> args = new ArrayList<>();
-        JsonNode argsNode = item.path("args");
-        if (!argsNode.isMissingNode()) {
-          if (!argsNode.isArray()) {
-            throw new ConfigException(origin + ": " + where + ".args must be a list of strings");
-          }
-          argsNode.forEach(a -> args.add(a.asString()));
-        }
-        servers.add(
-            new McpServerConfig.Stdio(
-                name,
-                requireText(origin, where, item, "command"),
-                args,
-                env,
-                optionalText(origin, where, item, "cwd")));
-      } else {
-        String url =
-            item.has("url")
-                ? requireText(origin, where, item, "url")
-                : requireText(origin, where, item, "serverUrl");
-        Optional<AuthConfig> auth =
-            item.has("auth")
-                ? Optional.of(auth(origin, where + ".auth", item.get("auth")))
-                : Optional.empty();
-        servers.add(new McpServerConfig.Http(name, url, headers, auth));
-      }
+      refuseLiteralSecrets(origin, where, item);
+      servers.add(SourceEntry.of("mcp", name, item));
     }
     return servers;
   }
 
-  private static Map<String, String> stringMap(String origin, String where, JsonNode node) {
-    Map<String, String> map = new LinkedHashMap<>();
+  /** {@code sources}: entries of any kind, {@code NAME: {kind: KIND, ...its settings}}. */
+  private static List<SourceEntry> sources(String origin, JsonNode node) {
+    List<SourceEntry> sources = new ArrayList<>();
     if (node.isMissingNode() || node.isNull()) {
-      return map;
+      return sources;
     }
     if (!node.isObject()) {
-      throw new ConfigException(origin + ": " + where + " must map names to strings");
+      throw new ConfigException(
+          origin + ": sources must map each source's name to {kind: KIND, ...its settings}");
     }
     for (Map.Entry<String, JsonNode> entry : node.properties()) {
-      if (!entry.getValue().isValueNode()) {
-        throw new ConfigException(
-            origin + ": " + where + "." + entry.getKey() + " must be a string");
+      String name = entry.getKey();
+      String where = "sources." + name;
+      if (!entry.getValue().isObject()) {
+        throw new ConfigException(origin + ": " + where + " must be an object with a kind");
       }
-      map.put(entry.getKey(), entry.getValue().asString());
+      ObjectNode settings = ((ObjectNode) entry.getValue()).deepCopy();
+      if (disabled(settings)) {
+        continue;
+      }
+      requireName(origin, where, name);
+      String kind = requireText(origin, where, settings, "kind");
+      settings.remove("kind");
+      refuseLiteralSecrets(origin, where, settings);
+      sources.add(SourceEntry.of(kind, name, settings));
     }
-    return map;
+    return sources;
+  }
+
+  /** {@code disabled: true}: the entry is kept in the file but not loaded. */
+  private static boolean disabled(JsonNode item) {
+    return item.path("disabled").isBoolean() && item.path("disabled").asBoolean();
+  }
+
+  /**
+   * ops's own file holds no literal secrets: {@code auth} names variables, and secret-looking
+   * {@code env} and {@code headers} values refer to them as {@code ${NAME}}.
+   */
+  private static void refuseLiteralSecrets(String origin, String where, JsonNode item) {
+    for (String field : List.of("env", "headers")) {
+      JsonNode values = item.path(field);
+      if (values.isObject()) {
+        for (Map.Entry<String, JsonNode> value : values.properties()) {
+          if (value.getValue().isValueNode()) {
+            refuseLiteralSecret(
+                origin, where + "." + field, value.getKey(), value.getValue().asString());
+          }
+        }
+      }
+    }
+    if (item.has("auth")) {
+      checkAuth(origin, where + ".auth", item.get("auth"));
+    }
   }
 
   /** A secret-looking env var or header written out instead of as {@code ${NAME}}. */
-  private static void refuseLiteralSecrets(
-      String origin, String where, Map<String, String> values) {
-    values.forEach(
-        (key, value) -> {
-          if (SECRET_KEY.matcher(key).matches()
-              && !value.isEmpty()
-              && !McpServerConfig.REFERENCE.matcher(value).find()) {
-            throw new ConfigException(
-                origin
-                    + ": "
-                    + where
-                    + "."
-                    + key
-                    + " holds a literal secret, which the configuration file must not; put it in"
-                    + " an environment variable and write \"${VARIABLE}\" instead (e.g. "
-                    + key
-                    + ": \"${"
-                    + suggestVariable(key)
-                    + "}\")");
-          }
-        });
+  private static void refuseLiteralSecret(String origin, String where, String key, String value) {
+    if (SECRET_KEY.matcher(key).matches() && !value.isEmpty() && !REFERENCE.matcher(value).find()) {
+      throw new ConfigException(
+          origin
+              + ": "
+              + where
+              + "."
+              + key
+              + " holds a literal secret, which the configuration file must not; put it in"
+              + " an environment variable and write \"${VARIABLE}\" instead (e.g. "
+              + key
+              + ": \"${"
+              + suggestVariable(key)
+              + "}\")");
+    }
   }
 
   private static void refuseLiteral(

@@ -6,7 +6,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.annotation.AnnotatedOperations;
-import dev.alkdev.operations.cli.OperationSource;
+import dev.alkdev.operations.source.OperationSource;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import tools.jackson.databind.JsonNode;

@@ -1,20 +1,20 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.cli.config.ConfigException;
-import dev.alkdev.operations.cli.config.McpServerConfig;
-import dev.alkdev.operations.cli.config.OpenApiSourceConfig;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.source.SourceEntry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The one-off flags ({@code --openapi NAME=LOCATION}, {@code --base-url NAME=URL}, {@code
- * --mcp-stdio NAME='COMMAND ARGS...'}, {@code --mcp-url NAME=URL}) as configuration entries, on top
- * of the configuration file's: a flag's entry replaces the file's entry of the same name, and
- * {@code --base-url} may also point a file's document somewhere else.
+ * --mcp-stdio NAME='COMMAND ARGS...'}, {@code --mcp-url NAME=URL}) as source entries, on top of the
+ * configuration file's: a flag's entry replaces the file's entry of the same name, and {@code
+ * --base-url} may also point a file's document somewhere else.
  */
 public final class OneOffFlags {
   private OneOffFlags() {}
@@ -25,15 +25,12 @@ public final class OneOffFlags {
       List<String> baseUrls,
       List<String> mcpStdio,
       List<String> mcpUrls) {
-    Map<String, OpenApiSourceConfig> documents = new LinkedHashMap<>();
-    Map<String, McpServerConfig> servers = new LinkedHashMap<>();
-    file.openApi().forEach(d -> documents.put(d.namespace(), d));
-    file.mcpServers().forEach(s -> servers.put(s.name(), s));
+    Map<String, SourceEntry> entries = new LinkedHashMap<>();
+    file.sources().forEach(entry -> entries.put(entry.name(), entry));
     for (String flag : openApi) {
       String[] pair = split("--openapi", flag, "NAME=LOCATION", "petstore=./petstore.yaml");
-      servers.remove(pair[0]);
-      documents.put(
-          pair[0], new OpenApiSourceConfig(pair[0], pair[1], Optional.empty(), Optional.empty()));
+      ObjectNode settings = JsonInput.MAPPER.createObjectNode().put("location", pair[1]);
+      replace(entries, SourceEntry.of("openapi", pair[0], settings));
     }
     for (String flag : mcpStdio) {
       String[] pair =
@@ -42,21 +39,20 @@ public final class OneOffFlags {
       if (words.isEmpty()) {
         throw new ConfigException("--mcp-stdio " + flag + ": the command is empty");
       }
-      documents.remove(pair[0]);
-      servers.put(
-          pair[0],
-          new McpServerConfig.Stdio(
-              pair[0], words.get(0), words.subList(1, words.size()), Map.of(), Optional.empty()));
+      ObjectNode settings = JsonInput.MAPPER.createObjectNode().put("command", words.get(0));
+      ArrayNode args = settings.putArray("args");
+      words.subList(1, words.size()).forEach(args::add);
+      replace(entries, SourceEntry.of("mcp", pair[0], settings));
     }
     for (String flag : mcpUrls) {
       String[] pair = split("--mcp-url", flag, "NAME=URL", "remote=http://localhost:3000/mcp");
-      documents.remove(pair[0]);
-      servers.put(pair[0], new McpServerConfig.Http(pair[0], pair[1], Map.of(), Optional.empty()));
+      ObjectNode settings = JsonInput.MAPPER.createObjectNode().put("url", pair[1]);
+      replace(entries, SourceEntry.of("mcp", pair[0], settings));
     }
     for (String flag : baseUrls) {
       String[] pair = split("--base-url", flag, "NAME=URL", "petstore=http://localhost:8080");
-      OpenApiSourceConfig document = documents.get(pair[0]);
-      if (document == null) {
+      SourceEntry document = entries.get(pair[0]);
+      if (document == null || !document.kind().equals("openapi")) {
         throw new ConfigException(
             "--base-url "
                 + flag
@@ -66,9 +62,16 @@ public final class OneOffFlags {
                 + pair[0]
                 + "=LOCATION or an openapi entry in the configuration file");
       }
-      documents.put(pair[0], document.withBaseUrl(pair[1]));
+      ObjectNode settings = (ObjectNode) document.settings();
+      settings.put("baseUrl", pair[1]);
+      entries.put(pair[0], document.withSettings(settings));
     }
-    return new OpsConfig(new ArrayList<>(documents.values()), new ArrayList<>(servers.values()));
+    return new OpsConfig(new ArrayList<>(entries.values()));
+  }
+
+  /** A flag's entry replaces the file's of the same name, whatever its kind, in its place. */
+  private static void replace(Map<String, SourceEntry> entries, SourceEntry entry) {
+    entries.put(entry.name(), entry);
   }
 
   private static String[] split(String option, String value, String form, String example) {

@@ -178,7 +178,7 @@ public final class OpsCommand implements Callable<Integer> {
 
   /** Loads every source into one registry; the caller closes the session. */
   Session session() {
-    SourceSet sources = SourceSet.create(!noDemo, configuration(), terminal.env());
+    SourceSet sources = SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout);
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;
     return Session.open(sources, loadTimeout, progress);

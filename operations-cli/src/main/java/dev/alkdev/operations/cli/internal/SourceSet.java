@@ -1,12 +1,10 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.OperationRegistry;
-import dev.alkdev.operations.cli.McpSourceFactory;
-import dev.alkdev.operations.cli.OpenApiSourceFactory;
-import dev.alkdev.operations.cli.OperationSource;
-import dev.alkdev.operations.cli.config.McpServerConfig;
-import dev.alkdev.operations.cli.config.OpenApiSourceConfig;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.source.OperationSource;
+import dev.alkdev.operations.source.SourceEntry;
+import dev.alkdev.operations.source.SourceFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,64 +44,92 @@ public final class SourceSet implements AutoCloseable {
   }
 
   /**
-   * Creates (does not load) the demo source if asked and one source per configured entry.
+   * Creates (does not load) the demo source if asked and one source per configured entry, each made
+   * by the first {@link SourceFactory} (found with {@link ServiceLoader}) that accepts it.
    *
-   * @throws SourceFailure if an entry's kind of source is not built into this ops
+   * @param environment handed to every entry, for the secrets its settings name
+   * @param loadTimeout handed to every entry, so a source can bound its own steps by it
+   * @throws SourceFailure if no factory accepts an entry's kind, or its factory refuses it
    */
-  public static SourceSet create(boolean demo, OpsConfig config, Map<String, String> env) {
-    return create(
-        demo, config, env, find(OpenApiSourceFactory.class), find(McpSourceFactory.class));
+  public static SourceSet create(
+      boolean demo, OpsConfig config, Map<String, String> environment, Duration loadTimeout) {
+    return create(demo, config, environment, loadTimeout, factories());
   }
 
-  /** {@link #create(boolean, OpsConfig, Map)} with the factories given, not looked up. */
+  /** {@link #create(boolean, OpsConfig, Map, Duration)} with the factories given, not looked up. */
   static SourceSet create(
       boolean demo,
       OpsConfig config,
-      Map<String, String> env,
-      Optional<OpenApiSourceFactory> openApiFactory,
-      Optional<McpSourceFactory> mcpFactory) {
+      Map<String, String> environment,
+      Duration loadTimeout,
+      List<SourceFactory> factories) {
     List<OperationSource> sources = new ArrayList<>();
     try {
       if (demo) {
         sources.add(new DemoSource());
       }
-      if (!config.openApi().isEmpty()) {
-        OpenApiSourceFactory factory =
-            openApiFactory.orElseThrow(
-                () ->
-                    new SourceFailure(
-                        "OpenAPI support not built in: this ops was built without"
-                            + " operations-openapi, so it cannot load "
-                            + names(
-                                config.openApi().stream()
-                                    .map(OpenApiSourceConfig::namespace)
-                                    .toList())
-                            + "; remove the --openapi flags and openapi entries, or use a"
-                            + " build that includes it"));
-        for (OpenApiSourceConfig entry : config.openApi()) {
-          sources.add(factory.create(entry, env));
-        }
-      }
-      if (!config.mcpServers().isEmpty()) {
-        McpSourceFactory factory =
-            mcpFactory.orElseThrow(
-                () ->
-                    new SourceFailure(
-                        "MCP support not built in: this ops was built without operations-mcp,"
-                            + " so it cannot load "
-                            + names(
-                                config.mcpServers().stream().map(McpServerConfig::name).toList())
-                            + "; remove the --mcp-stdio/--mcp-url flags and mcpServers"
-                            + " entries, or use a build that includes it"));
-        for (McpServerConfig entry : config.mcpServers()) {
-          sources.add(factory.create(entry, env));
-        }
+      for (SourceEntry entry : config.sources()) {
+        sources.add(
+            create(entry.withEnvironment(environment).withLoadTimeout(loadTimeout), factories));
       }
     } catch (RuntimeException e) {
       sources.forEach(OperationSource::close);
       throw e;
     }
     return new SourceSet(sources);
+  }
+
+  private static OperationSource create(SourceEntry entry, List<SourceFactory> factories) {
+    for (SourceFactory factory : factories) {
+      Optional<OperationSource> source;
+      try {
+        source = factory.create(entry);
+      } catch (IllegalArgumentException e) {
+        throw new SourceFailure(
+            "could not create " + entry.kind() + " source " + entry.name() + ": " + e.getMessage());
+      }
+      if (source.isPresent()) {
+        return source.get();
+      }
+    }
+    throw new SourceFailure(
+        "source "
+            + entry.name()
+            + " is of kind "
+            + entry.kind()
+            + ", which is not available in this ops: no source factory on its class or module"
+            + " path accepts it"
+            + moduleHint(entry.kind())
+            + "; remove the entry, or use a build that includes it");
+  }
+
+  /** The module that provides the kinds ops knows of, for the message above. */
+  private static String moduleHint(String kind) {
+    return switch (kind) {
+      case "openapi" -> " (it comes with operations-openapi)";
+      case "mcp" -> " (it comes with operations-mcp)";
+      default -> "";
+    };
+  }
+
+  /**
+   * Every factory {@link ServiceLoader} finds: on the module path through {@code uses} and the
+   * adapters' {@code provides}, on the class path (the shaded jar) through {@code
+   * META-INF/services}. A factory that fails to load is skipped, so one broken jar does not take
+   * the other kinds down.
+   */
+  static List<SourceFactory> factories() {
+    List<SourceFactory> factories = new ArrayList<>();
+    ServiceLoader.load(SourceFactory.class, SourceSet.class.getClassLoader()).stream()
+        .forEach(
+            provider -> {
+              try {
+                factories.add(provider.get());
+              } catch (java.util.ServiceConfigurationError e) {
+                // Said when an entry of its kind finds no factory.
+              }
+            });
+    return factories;
   }
 
   public List<OperationSource> sources() {
@@ -184,14 +210,6 @@ public final class SourceSet implements AutoCloseable {
     } catch (java.util.concurrent.CancellationException e) {
       return e;
     }
-  }
-
-  private static <T> Optional<T> find(Class<T> type) {
-    return ServiceLoader.load(type, SourceSet.class.getClassLoader()).findFirst();
-  }
-
-  private static String names(List<String> names) {
-    return String.join(", ", names);
   }
 
   @Override

@@ -2,12 +2,12 @@ package dev.alkdev.operations.cli.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import dev.alkdev.operations.source.SourceEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,32 +43,55 @@ class OpsConfigTest {
       """;
 
   @Test
-  void readsYaml() {
+  void sectionsBecomeSourceEntries() {
     OpsConfig config = OpsConfig.parse(YAML, "ops.yaml");
-    assertThat(config.openApi()).hasSize(4);
-    OpenApiSourceConfig github = config.openApi().get(0);
-    assertThat(github.namespace()).isEqualTo("github");
-    assertThat(github.location()).isEqualTo("https://example.com/github.json");
-    assertThat(github.baseUrl()).contains("https://api.github.com");
-    assertThat(github.auth()).contains(new AuthConfig.Bearer("GITHUB_TOKEN"));
-    assertThat(config.openApi().get(1).auth())
-        .contains(new AuthConfig.ApiKey("api_key", AuthConfig.KeyLocation.QUERY, "PETS_KEY"));
-    assertThat(config.openApi().get(2))
-        .isEqualTo(
-            new OpenApiSourceConfig("plain", "./plain.yaml", Optional.empty(), Optional.empty()));
-    assertThat(config.openApi().get(3).auth())
-        .contains(new AuthConfig.Basic("SVC_USER", "SVC_PASSWORD"));
+    assertThat(config.sources())
+        .extracting(SourceEntry::kind, SourceEntry::name)
+        .containsExactly(
+            tuple("openapi", "github"),
+            tuple("openapi", "pets"),
+            tuple("openapi", "plain"),
+            tuple("openapi", "intranet"),
+            tuple("mcp", "files"),
+            tuple("mcp", "remote")); // "old" is disabled
+    SourceEntry github = config.source("github").orElseThrow();
+    assertThat(github.settings().get("location").asString())
+        .isEqualTo("https://example.com/github.json");
+    assertThat(github.settings().get("baseUrl").asString()).isEqualTo("https://api.github.com");
+    assertThat(github.settings().at("/auth/bearer/tokenEnv").asString()).isEqualTo("GITHUB_TOKEN");
+    // The shorthand is a location.
+    assertThat(config.source("plain").orElseThrow().settings().toString())
+        .isEqualTo("{\"location\":\"./plain.yaml\"}");
+    // mcpServers entries go to the MCP adapter as the host wrote them, extra keys and all.
+    SourceEntry files = config.source("files").orElseThrow();
+    assertThat(files.settings().get("command").asString()).isEqualTo("npx");
+    assertThat(files.settings().get("autoApprove").isArray()).isTrue();
+    assertThat(files.settings().at("/env/GITHUB_TOKEN").asString()).isEqualTo("${GITHUB_TOKEN}");
+    assertThat(config.source("remote").orElseThrow().settings().at("/headers/X-Team").asString())
+        .isEqualTo("blue");
+  }
 
-    assertThat(config.mcpServers()).hasSize(2); // "old" is disabled
-    McpServerConfig.Stdio files = (McpServerConfig.Stdio) config.mcpServers().get(0);
-    assertThat(files.name()).isEqualTo("files");
-    assertThat(files.command()).isEqualTo("npx");
-    assertThat(files.args())
-        .containsExactly("-y", "@modelcontextprotocol/server-filesystem", "/tmp");
-    assertThat(files.env()).containsEntry("LOG_LEVEL", "info");
-    McpServerConfig.Http remote = (McpServerConfig.Http) config.mcpServers().get(1);
-    assertThat(remote.url()).isEqualTo("https://example.com/mcp");
-    assertThat(remote.headers()).containsEntry("X-Team", "blue");
+  @Test
+  void sourcesOfAnyKind() {
+    OpsConfig config =
+        OpsConfig.parse(
+            """
+            sources:
+              remote: {kind: nats, url: "nats://127.0.0.1:4222", auth: {bearer: {tokenEnv: NATS_TOKEN}}}
+              off: {kind: nats, disabled: true}
+            """,
+            "ops.yaml");
+    SourceEntry remote = config.sources().get(0);
+    assertThat(config.sources()).hasSize(1);
+    assertThat(remote.kind()).isEqualTo("nats");
+    assertThat(remote.settings().has("kind")).isFalse();
+    assertThat(remote.settings().get("url").asString()).isEqualTo("nats://127.0.0.1:4222");
+    assertThatThrownBy(() -> OpsConfig.parse("sources: {x: {url: y}}", "ops.yaml"))
+        .hasMessageContaining("sources.x.kind is required");
+    assertThatThrownBy(
+            () -> OpsConfig.parse("sources: {x: {kind: nats, env: {NATS_PASSWORD: p4ss}}}", "f"))
+        .hasMessageContaining("literal secret")
+        .hasMessageNotContaining("p4ss");
   }
 
   @Test
@@ -83,8 +106,10 @@ class OpsConfigTest {
                                        "args": ["-y", "@modelcontextprotocol/server-everything"]}}}
         """);
     OpsConfig config = OpsConfig.read(file);
-    assertThat(config.openApi().get(0).namespace()).isEqualTo("pets");
-    assertThat(config.mcpServers().get(0).name()).isEqualTo("everything");
+    assertThat(config.sources())
+        .extracting(SourceEntry::kind, SourceEntry::name)
+        .containsExactly(tuple("openapi", "pets"), tuple("mcp", "everything"));
+    assertThat(config.sources().get(0).settings().has("namespace")).isFalse();
 
     Files.writeString(file, "{\"openapi\": {\"x\": }");
     assertThatThrownBy(() -> OpsConfig.read(file))
@@ -95,36 +120,6 @@ class OpsConfigTest {
   @Test
   void emptyFileIsAnEmptyConfig() {
     assertThat(OpsConfig.parse("", "ops.yaml")).isEqualTo(OpsConfig.empty());
-  }
-
-  @Test
-  void secretsComeFromTheEnvironment() {
-    OpsConfig config = OpsConfig.parse(YAML, "ops.yaml");
-    AuthConfig.Credentials bearer =
-        config.openApi().get(0).auth().orElseThrow().resolve(Map.of("GITHUB_TOKEN", "t0k"));
-    assertThat(bearer.headers()).containsEntry("Authorization", "Bearer t0k");
-    assertThat(bearer.toString()).doesNotContain("t0k");
-    AuthConfig.Credentials key =
-        config.openApi().get(1).auth().orElseThrow().resolve(Map.of("PETS_KEY", "k"));
-    assertThat(key.queryParameters()).containsEntry("api_key", "k");
-    AuthConfig.Credentials basic =
-        config
-            .openApi()
-            .get(3)
-            .auth()
-            .orElseThrow()
-            .resolve(Map.of("SVC_USER", "u", "SVC_PASSWORD", "p"));
-    assertThat(basic.headers()).containsEntry("Authorization", "Basic dTpw");
-
-    assertThatThrownBy(() -> config.openApi().get(0).auth().orElseThrow().resolve(Map.of()))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("GITHUB_TOKEN is not set");
-
-    McpServerConfig.Http remote = (McpServerConfig.Http) config.mcpServers().get(1);
-    assertThat(McpServerConfig.expand(remote.headers(), Map.of("REMOTE_TOKEN", "r")))
-        .containsEntry("Authorization", "Bearer r");
-    assertThatThrownBy(() -> McpServerConfig.expand(remote.headers(), Map.of()))
-        .hasMessageContaining("REMOTE_TOKEN is not set");
   }
 
   @Test
@@ -158,8 +153,8 @@ class OpsConfigTest {
         .hasMessageContaining("unknown key openapi.gh.baseurl");
     assertThatThrownBy(() -> OpsConfig.parse("openapi: {gh: {baseUrl: y}}", "f.yaml"))
         .hasMessageContaining("openapi.gh.location is required");
-    assertThatThrownBy(() -> OpsConfig.parse("mcpServers: {a: {args: [x]}}", "f.yaml"))
-        .hasMessageContaining("either a command (stdio) or a url");
+    assertThatThrownBy(() -> OpsConfig.parse("mcpServers: {a: [x]}", "f.yaml"))
+        .hasMessageContaining("mcpServers.a must be an object");
     assertThatThrownBy(
             () -> OpsConfig.parse("openapi: {a: x}\nmcpServers: {a: {command: y}}", "f.yaml"))
         .hasMessageContaining("the name a is used twice");

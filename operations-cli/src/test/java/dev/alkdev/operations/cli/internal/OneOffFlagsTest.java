@@ -2,14 +2,12 @@ package dev.alkdev.operations.cli.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.alkdev.operations.cli.config.ConfigException;
-import dev.alkdev.operations.cli.config.McpServerConfig;
-import dev.alkdev.operations.cli.config.OpenApiSourceConfig;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.source.SourceEntry;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class OneOffFlagsTest {
@@ -23,34 +21,42 @@ class OneOffFlagsTest {
             List.of("pets=http://localhost:8080"),
             List.of("files=npx -y '@scope/server fs' \"/tmp/my dir\""),
             List.of("remote=http://localhost:3000/mcp"));
-    assertThat(config.openApi())
+    assertThat(config.sources())
+        .extracting(SourceEntry::kind, SourceEntry::name, entry -> entry.settings().toString())
         .containsExactly(
-            new OpenApiSourceConfig(
-                "pets", "./pets.yaml", Optional.of("http://localhost:8080"), Optional.empty()));
-    assertThat(config.mcpServers())
-        .containsExactly(
-            new McpServerConfig.Stdio(
+            tuple(
+                "openapi",
+                "pets",
+                "{\"location\":\"./pets.yaml\",\"baseUrl\":\"http://localhost:8080\"}"),
+            tuple(
+                "mcp",
                 "files",
-                "npx",
-                List.of("-y", "@scope/server fs", "/tmp/my dir"),
-                Map.of(),
-                Optional.empty()),
-            new McpServerConfig.Http(
-                "remote", "http://localhost:3000/mcp", Map.of(), Optional.empty()));
+                "{\"command\":\"npx\",\"args\":[\"-y\",\"@scope/server fs\",\"/tmp/my dir\"]}"),
+            tuple("mcp", "remote", "{\"url\":\"http://localhost:3000/mcp\"}"));
   }
 
   @Test
   void flagsOverrideAndPatchTheFile() {
-    OpsConfig file = OpsConfig.parse("openapi: {pets: ./pets.yaml, gh: ./gh.json}\n", "ops.yaml");
+    OpsConfig file =
+        OpsConfig.parse(
+            "openapi: {pets: ./pets.yaml, gh: ./gh.json}\nmcpServers: {srv: {command: x}}\n",
+            "ops.yaml");
     OpsConfig config =
         OneOffFlags.apply(
             file,
             List.of("gh=./other.json"),
             List.of("pets=http://localhost:1"),
             List.of(),
-            List.of());
-    assertThat(config.openApi().get(0).baseUrl()).contains("http://localhost:1");
-    assertThat(config.openApi().get(1).location()).isEqualTo("./other.json");
+            List.of("srv=http://localhost:2/mcp"));
+    assertThat(config.source("pets").orElseThrow().settings().get("baseUrl").asString())
+        .isEqualTo("http://localhost:1");
+    assertThat(config.source("gh").orElseThrow().settings().get("location").asString())
+        .isEqualTo("./other.json");
+    assertThat(config.source("srv").orElseThrow().settings().toString())
+        .isEqualTo("{\"url\":\"http://localhost:2/mcp\"}");
+    assertThatThrownBy(
+            () -> OneOffFlags.apply(file, List.of(), List.of("srv=http://x"), List.of(), List.of()))
+        .hasMessageContaining("no OpenAPI document named srv");
   }
 
   @Test

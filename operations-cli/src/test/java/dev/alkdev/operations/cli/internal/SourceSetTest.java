@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.alkdev.operations.OperationRegistry;
-import dev.alkdev.operations.cli.McpSourceFactory;
-import dev.alkdev.operations.cli.OpenApiSourceFactory;
-import dev.alkdev.operations.cli.OperationSource;
-import dev.alkdev.operations.cli.config.McpServerConfig;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.source.OperationSource;
+import dev.alkdev.operations.source.SourceEntry;
+import dev.alkdev.operations.source.SourceFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,29 +88,38 @@ class SourceSetTest {
   }
 
   @Test
-  void configuredEntriesGoToTheFactoriesWithTheEnvironment() {
+  void eachEntryGoesToTheFirstFactoryThatAcceptsIt() {
     OpsConfig config =
         OpsConfig.parse(
             "openapi: {pets: {location: ./pets.yaml, auth: {bearer: {tokenEnv: PETS_TOKEN}}}}\n"
                 + "mcpServers: {files: {command: npx, args: [srv]}}\n",
             "ops.yaml");
-    Map<String, String> env = Map.of("PETS_TOKEN", "t");
     List<String> made = new ArrayList<>();
-    OpenApiSourceFactory openApi =
-        (entry, environment) -> {
-          made.add(
-              entry.namespace()
-                  + " "
-                  + entry.auth().orElseThrow().resolve(environment).headers().get("Authorization"));
-          return new FakeSource(entry.namespace(), CompletableFuture.completedFuture(null));
+    SourceFactory notMine = entry -> Optional.empty();
+    SourceFactory openApi =
+        entry -> {
+          if (!entry.kind().equals("openapi")) {
+            return Optional.empty();
+          }
+          String tokenEnv = entry.settings().at("/auth/bearer/tokenEnv").asString();
+          made.add(entry.name() + " " + entry.variable(tokenEnv) + " " + entry.loadTimeout());
+          return Optional.of(new FakeSource(entry.name(), CompletableFuture.completedFuture(null)));
         };
-    McpSourceFactory mcp =
-        (entry, environment) -> {
-          made.add(entry.name() + " " + ((McpServerConfig.Stdio) entry).command());
-          return new FakeSource(entry.name(), CompletableFuture.completedFuture(null));
+    SourceFactory mcp =
+        entry -> {
+          if (!entry.kind().equals("mcp")) {
+            return Optional.empty();
+          }
+          made.add(entry.name() + " " + entry.settings().get("command").asString());
+          return Optional.of(new FakeSource(entry.name(), CompletableFuture.completedFuture(null)));
         };
     try (SourceSet set =
-        SourceSet.create(true, config, env, Optional.of(openApi), Optional.of(mcp))) {
+        SourceSet.create(
+            true,
+            config,
+            Map.of("PETS_TOKEN", "t"),
+            Duration.ofSeconds(7),
+            List.of(notMine, openApi, mcp))) {
       assertThat(set.sources())
           .extracting(OperationSource::name)
           .containsExactly("demo", "pets", "files");
@@ -120,7 +128,63 @@ class SourceSetTest {
         assertThat(registry.list("demo")).hasSize(3);
       }
     }
-    assertThat(made).containsExactly("pets Bearer t", "files npx");
+    assertThat(made).containsExactly("pets t PT7S", "files npx");
+  }
+
+  @Test
+  void aKindNoFactoryAcceptsIsReportedAndNothingStaysOpen() {
+    FakeSource made = new FakeSource("pets", CompletableFuture.completedFuture(null));
+    SourceFactory openApi =
+        entry -> entry.kind().equals("openapi") ? Optional.of(made) : Optional.empty();
+    OpsConfig config =
+        OpsConfig.parse(
+            "openapi: {pets: ./pets.yaml}\nsources: {remote: {kind: nats, url: 'nats://h'}}\n",
+            "ops.yaml");
+    assertThatThrownBy(
+            () ->
+                SourceSet.create(false, config, Map.of(), Duration.ofSeconds(1), List.of(openApi)))
+        .isInstanceOf(SourceSet.SourceFailure.class)
+        .hasMessageContaining("source remote is of kind nats, which is not available in this ops");
+    assertThat(made.closed.get()).isEqualTo(1);
+    // An MCP entry with no MCP factory (a build without operations-mcp) says where it comes from.
+    assertThatThrownBy(
+            () ->
+                SourceSet.create(
+                    false,
+                    OpsConfig.parse("mcpServers: {files: {command: x}}", "ops.yaml"),
+                    Map.of(),
+                    Duration.ofSeconds(1),
+                    List.of()))
+        .hasMessageContaining("kind mcp, which is not available")
+        .hasMessageContaining("operations-mcp");
+  }
+
+  @Test
+  void aFactoryThatRefusesItsEntrySaysWhich() {
+    SourceFactory strict =
+        entry -> {
+          throw new IllegalArgumentException("location is required (a string)");
+        };
+    assertThatThrownBy(
+            () ->
+                SourceSet.create(
+                    false,
+                    new OpsConfig(
+                        List.of(
+                            SourceEntry.of(
+                                "openapi", "pets", JsonInput.MAPPER.createObjectNode()))),
+                    Map.of(),
+                    Duration.ofSeconds(1),
+                    List.of(strict)))
+        .isInstanceOf(SourceSet.SourceFailure.class)
+        .hasMessage("could not create openapi source pets: location is required (a string)");
+  }
+
+  @Test
+  void theAdaptersFactoriesAreFoundWithServiceLoader() {
+    assertThat(SourceSet.factories())
+        .extracting(factory -> factory.getClass().getSimpleName())
+        .contains("OpenApiSourceFactory", "McpSourceFactory");
   }
 
   @Test
