@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -59,6 +60,41 @@ class SerialMailboxTest {
     assertThat(handled).containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9");
     assertThat(threads).containsOnly("mailbox-delivery");
     assertThat(mailbox.size()).isZero();
+  }
+
+  @Test
+  void anIoThreadOffersAndReturnsAtOnceWhileTheHandlerIsBusy() throws Exception {
+    Gate handler = new Gate();
+    SubscribeOptions options = SubscribeOptions.defaults().withBufferSize(2);
+    ExecutorService io = Executors.newSingleThreadExecutor(r -> new Thread(r, "io"));
+    try {
+      // snippet: transport
+      // Once per subscription: where its messages wait for the handler.
+      SerialMailbox mailbox =
+          SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
+      // On the I/O thread, for each message received for the subscription; never blocks:
+      // REJECTED or DROPPED when full (counted), CLOSED once the subscription is closed.
+      Callable<Outcome> onMessage = () -> mailbox.offer(message("0"));
+      // end-snippet
+
+      assertThat(io.submit(onMessage).get(WAIT_MS, TimeUnit.MILLISECONDS))
+          .isEqualTo(Outcome.ACCEPTED);
+      handler.awaitEntered(); // the handler holds "0" on the delivery thread
+      List<Outcome> outcomes = new ArrayList<>();
+      for (String text : List.of("1", "2", "3")) {
+        outcomes.add(
+            io.submit(() -> mailbox.offer(message(text))).get(WAIT_MS, TimeUnit.MILLISECONDS));
+      }
+
+      assertThat(outcomes)
+          .as("the I/O thread was never held up by the busy handler")
+          .containsExactly(Outcome.ACCEPTED, Outcome.ACCEPTED, Outcome.REJECTED);
+      handler.open();
+      drained(mailbox);
+      assertThat(handler.handled).containsExactly("0", "1", "2");
+    } finally {
+      io.shutdownNow();
+    }
   }
 
   @Test

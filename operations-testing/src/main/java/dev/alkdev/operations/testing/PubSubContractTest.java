@@ -86,7 +86,8 @@ public abstract class PubSubContractTest {
   /**
    * Opens a client of the transport under test, connected to the bus every other client of this
    * test reaches. A remote transport opens a new connection to the same broker (or hub) each time;
-   * the in-process transport returns the test's one instance. The suite closes every client it
+   * the in-process transport returns the test's one instance. Clients that are distinct objects
+   * must be independent (closing one leaves the others connected). The suite closes every client it
    * opened when the test ends, and a test may close one earlier.
    */
   protected abstract PubSub connect() throws Exception;

@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 class InProcessPubSubTest extends PubSubContractTest {
   private static final long WAIT_MS = WAIT.toMillis();
 
-  // snippet: contract
   private final InProcessPubSub bus = InProcessPubSub.create();
 
   @Override
@@ -41,8 +40,6 @@ class InProcessPubSubTest extends PubSubContractTest {
   protected void severConnection(PubSub client) {
     client.close(); // there is no connection to lose in-process: closing is how it goes away
   }
-
-  // end-snippet
 
   /**
    * Most tests below check the queued path (buffers, overflow, the delivery executor), so they turn
