@@ -1,6 +1,7 @@
 /**
- * operations for Java, testing: the transport conformance suite that every pub/sub transport's
- * tests extend.
+ * operations for Java, testing: the transport contract kit that every pub/sub transport's tests
+ * extend: {@code PubSubContractTest} (the PubSub SPI) and {@code TransportConformanceTest} (the
+ * call protocol).
  */
 module dev.alkdev.operations.testing {
   requires transitive dev.alkdev.operations.core;

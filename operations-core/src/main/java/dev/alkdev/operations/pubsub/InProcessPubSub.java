@@ -4,35 +4,31 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The in-process transport: topics inside one JVM. Publishing hands the message to each receiving
- * subscription's bounded buffer and returns at once with the number of receivers; each subscription
- * drains its buffer on the delivery executor, one message at a time. Every publisher is trusted
- * code here, so identities in payloads are believed. Thread-safe.
+ * subscription's {@link SerialMailbox} and returns at once with the number of receivers; each
+ * subscription drains its mailbox one message at a time, on the publisher's thread when it was idle
+ * (inline delivery, the default) or on the delivery executor. Every publisher is trusted code here,
+ * so identities in payloads are believed. Thread-safe.
  */
 public final class InProcessPubSub implements PubSub {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessPubSub.class);
-
-  /** Messages one subscription handles before it yields its thread to others. */
-  private static final int BATCH = 64;
 
   /** Nested inline deliveries on one thread before deliveries go to the executor instead. */
   static final int MAX_INLINE_DEPTH = 4;
@@ -41,9 +37,11 @@ public final class InProcessPubSub implements PubSub {
 
   private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
   private final Executor executor;
+  // Where an idle subscription starts handling: on the publisher's thread when inline delivery is
+  // on (no hand-off), within a bounded nesting depth; on the executor otherwise.
+  private final Executor firstRun;
   private final ExecutorService ownedExecutor;
   private final int maxMessageBytes;
-  private final boolean inlineDelivery;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
   private volatile boolean closed;
 
@@ -62,7 +60,21 @@ public final class InProcessPubSub implements PubSub {
       this.ownedExecutor = pool;
     }
     this.maxMessageBytes = builder.maxMessageBytes;
-    this.inlineDelivery = builder.inlineDelivery;
+    this.firstRun = builder.inlineDelivery ? this::runInlineIfShallow : executor;
+  }
+
+  private void runInlineIfShallow(Runnable drain) {
+    int[] depth = INLINE_DEPTH.get();
+    if (depth[0] >= MAX_INLINE_DEPTH) {
+      executor.execute(drain);
+      return;
+    }
+    depth[0]++;
+    try {
+      drain.run();
+    } finally {
+      depth[0]--;
+    }
   }
 
   /** An in-process transport with its own delivery threads and 1 MiB messages. */
@@ -101,17 +113,17 @@ public final class InProcessPubSub implements PubSub {
     int receivers = 0;
     boolean rejected = false;
     for (Sub sub : target.plain) {
-      switch (sub.offer(message)) {
+      switch (sub.mailbox.offer(message)) {
         case ACCEPTED -> receivers++;
         case REJECTED -> rejected = true;
-        case DROPPED -> {}
+        case DROPPED, CLOSED -> {}
       }
     }
     for (Group group : target.groups.values()) {
       switch (group.offer(message)) {
         case ACCEPTED -> receivers++;
         case REJECTED -> rejected = true;
-        case DROPPED -> {}
+        case DROPPED, CLOSED -> {}
       }
     }
     if (rejected) {
@@ -213,12 +225,6 @@ public final class InProcessPubSub implements PubSub {
         });
   }
 
-  private enum Offer {
-    ACCEPTED,
-    REJECTED,
-    DROPPED
-  }
-
   private static final class Topic {
     final CopyOnWriteArrayList<Sub> plain = new CopyOnWriteArrayList<>();
     final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
@@ -229,110 +235,39 @@ public final class InProcessPubSub implements PubSub {
     final CopyOnWriteArrayList<Sub> members = new CopyOnWriteArrayList<>();
     final AtomicInteger next = new AtomicInteger();
 
-    Offer offer(Message message) {
+    Outcome offer(Message message) {
       Object[] snapshot = members.toArray();
       int size = snapshot.length;
       if (size == 0) {
-        return Offer.DROPPED;
+        return Outcome.CLOSED;
       }
       int start = Math.floorMod(next.getAndIncrement(), size);
-      Offer result = Offer.DROPPED;
+      Outcome result = Outcome.CLOSED;
       for (int i = 0; i < size; i++) {
-        Offer offer = ((Sub) snapshot[(start + i) % size]).offer(message);
-        if (offer == Offer.ACCEPTED) {
+        Outcome offer = ((Sub) snapshot[(start + i) % size]).mailbox.offer(message);
+        if (offer == Outcome.ACCEPTED) {
           return offer;
         }
-        if (offer == Offer.REJECTED) {
-          result = Offer.REJECTED;
+        if (offer == Outcome.REJECTED) {
+          result = Outcome.REJECTED;
         }
       }
       return result;
     }
   }
 
-  /** One subscription: a bounded buffer drained one message at a time on the executor. */
-  private final class Sub implements Subscription, Runnable {
+  /** One subscription: where it listens, and the mailbox its messages wait in. */
+  private final class Sub implements Subscription {
     final String topic;
     final SubscribeOptions options;
-    final Consumer<Message> handler;
-    final ConcurrentLinkedQueue<Message> buffer = new ConcurrentLinkedQueue<>();
-    final AtomicInteger buffered = new AtomicInteger();
-    final AtomicInteger wip = new AtomicInteger();
-    final AtomicLong dropped = new AtomicLong();
-    volatile boolean active = true;
+    final SerialMailbox mailbox;
 
     Sub(String topic, SubscribeOptions options, Consumer<Message> handler) {
       this.topic = topic;
       this.options = options;
-      this.handler = handler;
-    }
-
-    Offer offer(Message message) {
-      if (!active) {
-        return Offer.DROPPED;
-      }
-      if (buffered.incrementAndGet() > options.bufferSize()) {
-        buffered.decrementAndGet();
-        if (options.overflow() == OverflowPolicy.DROP_NEWEST) {
-          dropped.incrementAndGet();
-          return Offer.DROPPED;
-        }
-        return Offer.REJECTED;
-      }
-      buffer.add(message);
-      if (wip.getAndIncrement() == 0) {
-        int[] depth = INLINE_DEPTH.get();
-        if (inlineDelivery && depth[0] < MAX_INLINE_DEPTH) {
-          depth[0]++;
-          try {
-            run();
-          } finally {
-            depth[0]--;
-          }
-        } else {
-          schedule();
-        }
-      }
-      return Offer.ACCEPTED;
-    }
-
-    private void schedule() {
-      try {
-        executor.execute(this);
-      } catch (RejectedExecutionException e) {
-        // The transport is shutting down: what is buffered will not be delivered.
-        buffer.clear();
-        buffered.set(0);
-        wip.set(0);
-      }
-    }
-
-    @Override
-    public void run() {
-      int handled = 0;
-      int missed = wip.get();
-      while (true) {
-        Message message;
-        while ((message = buffer.poll()) != null) {
-          buffered.decrementAndGet();
-          if (active) {
-            try {
-              handler.accept(message);
-            } catch (RuntimeException e) {
-              LOG.error("A subscriber of {} failed on a message", topic, e);
-            }
-          }
-          if (++handled == BATCH) {
-            // Yield the thread so one busy topic cannot starve the others; resume later.
-            schedule();
-            return;
-          }
-        }
-        missed = wip.addAndGet(-missed);
-        if (missed == 0) {
-          return;
-        }
-      }
+      this.mailbox =
+          SerialMailbox.create(
+              options.bufferSize(), options.overflow(), executor, firstRun, handler);
     }
 
     @Override
@@ -342,13 +277,13 @@ public final class InProcessPubSub implements PubSub {
 
     @Override
     public long dropped() {
-      return dropped.get();
+      return mailbox.dropped();
     }
 
     @Override
     public void close() {
-      if (active) {
-        active = false;
+      if (!mailbox.isClosed()) {
+        mailbox.close();
         remove(this);
       }
     }

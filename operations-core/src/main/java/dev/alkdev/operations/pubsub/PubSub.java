@@ -13,7 +13,11 @@ import java.util.function.Consumer;
  * <p>Delivery: a message published to a topic reaches every plain subscriber of that topic and
  * exactly one member of each queue group subscribed to it. Each subscription has a bounded buffer
  * and a stated {@link OverflowPolicy}; messages to one subscription are handled one at a time, in
- * the order they were published by one publisher.
+ * the order they were published by one publisher. {@link SerialMailbox} is such a buffer, for
+ * implementations to reuse.
+ *
+ * <p>Every implementation's tests extend {@code PubSubContractTest} (module {@code
+ * operations-testing}), which checks these promises on the transport itself.
  */
 public interface PubSub extends AutoCloseable {
 
@@ -28,7 +32,11 @@ public interface PubSub extends AutoCloseable {
 
   /**
    * Subscribes {@code handler} to {@code topic}. The handler runs on the transport's delivery
-   * threads, one message at a time for this subscription; it must not block for long.
+   * threads, one message at a time for this subscription; it must not block for long, and an
+   * exception it throws does not end the subscription. A remote transport's subscription may take a
+   * moment to reach its broker: messages published before then may miss it.
+   *
+   * @throws dev.alkdev.operations.CallError UNAVAILABLE when the transport is closed
    */
   Subscription subscribe(String topic, SubscribeOptions options, Consumer<Message> handler);
 
@@ -44,11 +52,16 @@ public interface PubSub extends AutoCloseable {
 
   /**
    * Runs {@code action} when the transport is closed or loses its connection, so that callers can
-   * fail their pending calls at once instead of at their deadlines.
+   * fail their pending calls at once instead of at their deadlines; at once if it is closed
+   * already. An action that throws does not keep the others from running.
    */
   Registration onDisconnect(Runnable action);
 
-  /** Closes the transport: subscriptions end, pending deliveries are dropped. */
+  /**
+   * Closes the transport: subscriptions end, pending deliveries are dropped, later publishes fail
+   * with UNAVAILABLE, and the {@link #onDisconnect} actions run once, before this returns. Closing
+   * twice is harmless.
+   */
   @Override
   void close();
 
@@ -56,7 +69,10 @@ public interface PubSub extends AutoCloseable {
   interface Subscription extends AutoCloseable {
     String topic();
 
-    /** Messages dropped because the buffer was full (DROP_NEWEST policy). */
+    /**
+     * Messages this subscription lost because its buffer was full: under DROP_NEWEST, and under
+     * REJECT where the transport cannot tell the publisher (a remote one drops and counts).
+     */
     long dropped();
 
     /** Stops deliveries; messages already buffered are discarded. */

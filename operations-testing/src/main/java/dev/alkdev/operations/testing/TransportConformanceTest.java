@@ -57,6 +57,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
@@ -70,6 +71,13 @@ import tools.jackson.databind.node.ObjectNode;
  * PendingRequestMap} on the calling side, then checks what a caller is promised: results, errors,
  * streams and their demand, cancellation both ways, deadlines, NO_RESPONDERS, 10,000 concurrent
  * calls, malformed and oversized messages, late responses and a dropped connection.
+ *
+ * <p>The tests are grouped by area in {@link Nested} classes ({@link Unary}, {@link Errors}, {@link
+ * AccessControl}, {@link Streams}, {@link Cancelling}, {@link Deadlines}, {@link NoResponders},
+ * {@link Concurrency}, {@link Malformed}, {@link Limits}, {@link LateResponses}, {@link
+ * TransportDrop}); a subclass inherits every group, and each test runs on a fresh pair of peers
+ * from the subclass's {@link #createPeers()}. Reports name a test by its group, for example {@code
+ * TransportConformanceTest$Streams}, inside the subclass's report.
  *
  * <p>Every wait is bounded ({@link #WAIT}), and the class has a timeout per test as a backstop, so
  * a broken transport fails the suite instead of hanging it.
@@ -240,993 +248,1030 @@ public abstract class TransportConformanceTest {
     return new StreamRecorder(initialRequest, WAIT);
   }
 
-  // ------------------------------------------------------------------ unary
+  // ------------------------------------------------------------------ the tests, by area
 
-  @Test
-  public void unaryCallReturnsTheHandlersDataInALocalEnvelope() throws Exception {
-    serve(query("echo"), Handler.blocking((in, ctx) -> in));
-    ObjectNode input = JSON.createObjectNode().put("message", "hi").put("n", 3);
+  /** A unary call returns the handler's envelope, whatever its source, unchanged. */
+  @Nested
+  public class Unary {
+    @Test
+    public void unaryCallReturnsTheHandlersDataInALocalEnvelope() throws Exception {
+      serve(query("echo"), Handler.blocking((in, ctx) -> in));
+      ObjectNode input = JSON.createObjectNode().put("message", "hi").put("n", 3);
 
-    ResponseEnvelope<JsonNode> result = await(calls.call(id("echo"), input, timeout(WAIT)));
+      ResponseEnvelope<JsonNode> result = await(calls.call(id("echo"), input, timeout(WAIT)));
 
-    assertThat(result.data()).isEqualTo(input);
-    assertThat(result.meta()).isInstanceOf(LocalResponseMeta.class);
-    assertThat(((LocalResponseMeta) result.meta()).operationId()).isEqualTo(id("echo"));
-    assertNothingPending();
+      assertThat(result.data()).isEqualTo(input);
+      assertThat(result.meta()).isInstanceOf(LocalResponseMeta.class);
+      assertThat(((LocalResponseMeta) result.meta()).operationId()).isEqualTo(id("echo"));
+      assertNothingPending();
+    }
+
+    @Test
+    public void anHttpEnvelopeCrossesUnchanged() throws Exception {
+      ResponseEnvelope<JsonNode> sent =
+          Envelopes.httpEnvelope(
+              (JsonNode) JSON.createObjectNode().put("id", 7),
+              HttpResponseMeta.ofHeaderValues(
+                  201,
+                  Map.of("x-trace", List.of("abc"), "set-cookie", List.of("a=1", "b=2")),
+                  "application/json"));
+      serve(query("http"), Handler.blocking((in, ctx) -> sent));
+
+      ResponseEnvelope<JsonNode> result = await(calls.call(id("http"), null, timeout(WAIT)));
+
+      assertThat(result.toJson()).isEqualTo(sent.toJson());
+      assertThat(result.meta()).isEqualTo(sent.meta());
+    }
+
+    @Test
+    public void anMcpErrorEnvelopeIsAResponseNotAnError() throws Exception {
+      ResponseEnvelope<JsonNode> sent =
+          Envelopes.mcpEnvelope(
+              (JsonNode) JSON.createArrayNode().add("tool failed"),
+              true,
+              List.of(McpContentBlock.text("tool failed")));
+      serve(query("mcpError"), Handler.blocking((in, ctx) -> sent));
+
+      ResponseEnvelope<JsonNode> result = await(calls.call(id("mcpError"), null, timeout(WAIT)));
+
+      assertThat(result.meta()).isInstanceOf(McpResponseMeta.class);
+      McpResponseMeta meta = (McpResponseMeta) result.meta();
+      assertThat(meta.isError()).isTrue();
+      assertThat(meta.content()).containsExactly(McpContentBlock.text("tool failed"));
+      assertThat(result.toJson()).isEqualTo(sent.toJson());
+    }
   }
 
-  @Test
-  public void anHttpEnvelopeCrossesUnchanged() throws Exception {
-    ResponseEnvelope<JsonNode> sent =
-        Envelopes.httpEnvelope(
-            (JsonNode) JSON.createObjectNode().put("id", 7),
-            HttpResponseMeta.ofHeaderValues(
-                201,
-                Map.of("x-trace", List.of("abc"), "set-cookie", List.of("a=1", "b=2")),
-                "application/json"));
-    serve(query("http"), Handler.blocking((in, ctx) -> sent));
+  /** A handler's failure reaches the caller as a {@link CallError} that says what it may say. */
+  @Nested
+  public class Errors {
+    @Test
+    public void aFailingHandlerIsAnExecutionErrorThatNamesTheOperationAndNothingElse()
+        throws Exception {
+      serve(
+          query("boom"),
+          Handler.blocking(
+              (in, ctx) -> {
+                throw new IllegalStateException("secret: jdbc://admin:hunter2@db");
+              }));
 
-    ResponseEnvelope<JsonNode> result = await(calls.call(id("http"), null, timeout(WAIT)));
+      CallError error = awaitFailure(calls.call(id("boom"), null, timeout(WAIT)));
 
-    assertThat(result.toJson()).isEqualTo(sent.toJson());
-    assertThat(result.meta()).isEqualTo(sent.meta());
-  }
+      assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_ERROR);
+      assertThat(error.getMessage()).contains(id("boom")).doesNotContain("hunter2", "secret");
+      assertThat(error.retryable()).isFalse();
+      assertThat(error.details()).isEmpty();
+      assertThat(error.getCause()).as("the handler's exception stays on the serving side").isNull();
+    }
 
-  @Test
-  public void anMcpErrorEnvelopeIsAResponseNotAnError() throws Exception {
-    ResponseEnvelope<JsonNode> sent =
-        Envelopes.mcpEnvelope(
-            (JsonNode) JSON.createArrayNode().add("tool failed"),
-            true,
-            List.of(McpContentBlock.text("tool failed")));
-    serve(query("mcpError"), Handler.blocking((in, ctx) -> sent));
+    @Test
+    public void aHandlersCallErrorCrossesWithCodeMessageRetryableAndDetails() throws Exception {
+      ObjectNode details = JSON.createObjectNode().put("quota", 10).put("used", 10);
+      serve(
+          query("quota"),
+          Handler.blocking(
+              (in, ctx) -> {
+                throw CallError.builder(ErrorCode.RESOURCE_EXHAUSTED, "Quota used up")
+                    .retryable(false)
+                    .details(details)
+                    .build();
+              }));
 
-    ResponseEnvelope<JsonNode> result = await(calls.call(id("mcpError"), null, timeout(WAIT)));
+      CallError error = awaitFailure(calls.call(id("quota"), null, timeout(WAIT)));
 
-    assertThat(result.meta()).isInstanceOf(McpResponseMeta.class);
-    McpResponseMeta meta = (McpResponseMeta) result.meta();
-    assertThat(meta.isError()).isTrue();
-    assertThat(meta.content()).containsExactly(McpContentBlock.text("tool failed"));
-    assertThat(result.toJson()).isEqualTo(sent.toJson());
-  }
+      assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(error.getMessage()).isEqualTo("Quota used up");
+      assertThat(error.retryable()).as("the handler's flag, not the code's default").isFalse();
+      assertThat(error.details()).contains(details);
+    }
 
-  // ------------------------------------------------------------------ errors
+    @Test
+    public void invalidInputListsEveryValidationErrorToTheCaller() throws Exception {
+      OperationSpec spec =
+          OperationSpec.builder(NS, "strict")
+              .inputSchema(
+                  """
+                  {"type": "object",
+                   "required": ["a", "b", "c", "d", "e", "f"],
+                   "properties": {"age": {"type": "integer", "minimum": 0}}}""")
+              .build();
+      AtomicInteger ran = new AtomicInteger();
+      serve(
+          spec,
+          Handler.blocking(
+              (in, ctx) -> {
+                ran.incrementAndGet();
+                return in;
+              }));
+      ObjectNode input = JSON.createObjectNode().put("age", -3);
+      List<SchemaError> expected = spec.inputSchema().validate(input);
+      assertThat(expected).hasSizeGreaterThan(5); // more than the message shows
 
-  @Test
-  public void aFailingHandlerIsAnExecutionErrorThatNamesTheOperationAndNothingElse()
-      throws Exception {
-    serve(
-        query("boom"),
-        Handler.blocking(
-            (in, ctx) -> {
-              throw new IllegalStateException("secret: jdbc://admin:hunter2@db");
-            }));
+      CallError error = awaitFailure(calls.call(id("strict"), input, timeout(WAIT)));
 
-    CallError error = awaitFailure(calls.call(id("boom"), null, timeout(WAIT)));
+      assertThat(error.code()).isEqualTo(ErrorCode.INVALID_INPUT);
+      assertThat(error.getMessage()).contains(id("strict"));
+      assertThat(error.validationErrors()).containsExactlyElementsOf(expected);
+      assertThat(error.details()).isPresent();
+      assertThat(ran).hasValue(0);
+    }
 
-    assertThat(error.code()).isEqualTo(ErrorCode.EXECUTION_ERROR);
-    assertThat(error.getMessage()).contains(id("boom")).doesNotContain("hunter2", "secret");
-    assertThat(error.retryable()).isFalse();
-    assertThat(error.details()).isEmpty();
-    assertThat(error.getCause()).as("the handler's exception stays on the serving side").isNull();
-  }
+    @Test
+    public void anOperationUnregisteredWhileItsRequestIsUnderWayIsNotFound() throws Exception {
+      // A registry of our own, so that our listener runs before the CallHandler's: while it runs,
+      // the operation is gone from the registry but the server still listens on its topic.
+      OperationRegistry own = closeAfterTest(OperationRegistry.create());
+      AtomicReference<CompletableFuture<ResponseEnvelope<JsonNode>>> inFlight =
+          new AtomicReference<>();
+      own.addListener(
+          new OperationRegistry.Listener() {
+            @Override
+            public void added(OperationSpec spec) {}
 
-  @Test
-  public void aHandlersCallErrorCrossesWithCodeMessageRetryableAndDetails() throws Exception {
-    ObjectNode details = JSON.createObjectNode().put("quota", 10).put("used", 10);
-    serve(
-        query("quota"),
-        Handler.blocking(
-            (in, ctx) -> {
-              throw CallError.builder(ErrorCode.RESOURCE_EXHAUSTED, "Quota used up")
-                  .retryable(false)
-                  .details(details)
-                  .build();
-            }));
-
-    CallError error = awaitFailure(calls.call(id("quota"), null, timeout(WAIT)));
-
-    assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
-    assertThat(error.getMessage()).isEqualTo("Quota used up");
-    assertThat(error.retryable()).as("the handler's flag, not the code's default").isFalse();
-    assertThat(error.details()).contains(details);
-  }
-
-  @Test
-  public void invalidInputListsEveryValidationErrorToTheCaller() throws Exception {
-    OperationSpec spec =
-        OperationSpec.builder(NS, "strict")
-            .inputSchema(
-                """
-                {"type": "object",
-                 "required": ["a", "b", "c", "d", "e", "f"],
-                 "properties": {"age": {"type": "integer", "minimum": 0}}}""")
-            .build();
-    AtomicInteger ran = new AtomicInteger();
-    serve(
-        spec,
-        Handler.blocking(
-            (in, ctx) -> {
-              ran.incrementAndGet();
-              return in;
-            }));
-    ObjectNode input = JSON.createObjectNode().put("age", -3);
-    List<SchemaError> expected = spec.inputSchema().validate(input);
-    assertThat(expected).hasSizeGreaterThan(5); // more than the message shows
-
-    CallError error = awaitFailure(calls.call(id("strict"), input, timeout(WAIT)));
-
-    assertThat(error.code()).isEqualTo(ErrorCode.INVALID_INPUT);
-    assertThat(error.getMessage()).contains(id("strict"));
-    assertThat(error.validationErrors()).containsExactlyElementsOf(expected);
-    assertThat(error.details()).isPresent();
-    assertThat(ran).hasValue(0);
-  }
-
-  @Test
-  public void anOperationUnregisteredWhileItsRequestIsUnderWayIsNotFound() throws Exception {
-    // A registry of our own, so that our listener runs before the CallHandler's: while it runs,
-    // the operation is gone from the registry but the server still listens on its topic.
-    OperationRegistry own = closeAfterTest(OperationRegistry.create());
-    AtomicReference<CompletableFuture<ResponseEnvelope<JsonNode>>> inFlight =
-        new AtomicReference<>();
-    own.addListener(
-        new OperationRegistry.Listener() {
-          @Override
-          public void added(OperationSpec spec) {}
-
-          @Override
-          public void removed(OperationSpec spec) {
-            CompletableFuture<ResponseEnvelope<JsonNode>> call =
-                calls.call(spec.id(), null, timeout(WAIT));
-            inFlight.set(call);
-            try {
-              call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException e) {
-              // Examined below.
+            @Override
+            public void removed(OperationSpec spec) {
+              CompletableFuture<ResponseEnvelope<JsonNode>> call =
+                  calls.call(spec.id(), null, timeout(WAIT));
+              inFlight.set(call);
+              try {
+                call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (ExecutionException | TimeoutException e) {
+                // Examined below.
+              }
             }
-          }
-        });
-    closeAfterTest(CallHandler.serve(own, peers.serving()));
-    own.register(query("fleeting"), Handler.blocking((in, ctx) -> "here"));
-    awaitPropagation();
-    assertThat(await(calls.call(id("fleeting"), null, timeout(WAIT))).data().asString())
-        .isEqualTo("here");
-
-    own.unregister(id("fleeting"));
-
-    assertThat(inFlight.get()).isNotNull();
-    assertThat(awaitFailure(inFlight.get()).code()).isEqualTo(ErrorCode.OPERATION_NOT_FOUND);
-    awaitPropagation();
-    assertThat(awaitFailure(calls.call(id("fleeting"), null, timeout(WAIT))).code())
-        .as("once the server stopped listening")
-        .isEqualTo(ErrorCode.NO_RESPONDERS);
-  }
-
-  @Test
-  public void accessIsCheckedAgainstTheCallersIdentity() throws Exception {
-    AtomicReference<Identity> seen = new AtomicReference<>();
-    serve(
-        OperationSpec.builder(NS, "secret").requiredScopes("conformance.read").build(),
-        Handler.blocking(
-            (in, ctx) -> {
-              seen.set(ctx.identity());
-              return "classified";
-            }));
-
-    CallError anonymous = awaitFailure(callAs(Identity.anonymous(), id("secret")));
-    assertThat(anonymous.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
-
-    CallError denied = awaitFailure(callAs(Identity.of("mallory"), id("secret")));
-    assertThat(denied.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
-    assertThat(denied.getMessage()).contains("conformance.read");
-    assertThat(seen.get()).as("the handler never ran").isNull();
-
-    Identity reader = Identity.of("alice", "conformance.read");
-    assertThat(await(callAs(reader, id("secret"))).data().asString()).isEqualTo("classified");
-    assertThat(seen.get().subject()).isEqualTo("alice");
-    assertThat(seen.get().scopes()).contains("conformance.read");
-  }
-
-  private CompletableFuture<ResponseEnvelope<JsonNode>> callAs(Identity identity, String op)
-      throws Exception {
-    PubSub connection = callingAs(peers, identity);
-    PendingRequestMap map = calls;
-    if (connection != peers.calling()) {
-      closeAfterTest(connection);
-      map = closeAfterTest(PendingRequestMap.create(connection));
+          });
+      closeAfterTest(CallHandler.serve(own, peers.serving()));
+      own.register(query("fleeting"), Handler.blocking((in, ctx) -> "here"));
       awaitPropagation();
+      assertThat(await(calls.call(id("fleeting"), null, timeout(WAIT))).data().asString())
+          .isEqualTo("here");
+
+      own.unregister(id("fleeting"));
+
+      assertThat(inFlight.get()).isNotNull();
+      assertThat(awaitFailure(inFlight.get()).code()).isEqualTo(ErrorCode.OPERATION_NOT_FOUND);
+      awaitPropagation();
+      assertThat(awaitFailure(calls.call(id("fleeting"), null, timeout(WAIT))).code())
+          .as("once the server stopped listening")
+          .isEqualTo(ErrorCode.NO_RESPONDERS);
     }
-    return map.call(op, null, timeout(WAIT).withIdentity(identity));
   }
 
-  // ------------------------------------------------------------------ streams
+  /**
+   * The serving side checks the caller's identity: UNAUTHENTICATED, ACCESS_DENIED, or the call
+   * runs.
+   */
+  @Nested
+  public class AccessControl {
+    @Test
+    public void accessIsCheckedAgainstTheCallersIdentity() throws Exception {
+      AtomicReference<Identity> seen = new AtomicReference<>();
+      serve(
+          OperationSpec.builder(NS, "secret").requiredScopes("conformance.read").build(),
+          Handler.blocking(
+              (in, ctx) -> {
+                seen.set(ctx.identity());
+                return "classified";
+              }));
 
-  @Test
-  public void aStreamDeliversEveryItemInOrderThenCompletes() throws Exception {
-    serve(
-        stream("count"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              for (int i = 0; i < in.get("to").asInt(); i++) {
-                emitter.emit(i);
-              }
-            }));
-    StreamRecorder recorder = recorder(Long.MAX_VALUE);
+      CallError anonymous = awaitFailure(callAs(Identity.anonymous(), id("secret")));
+      assertThat(anonymous.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
 
-    calls
-        .subscribe(id("count"), JSON.createObjectNode().put("to", 200), CallOptions.defaults())
-        .subscribe(recorder);
+      CallError denied = awaitFailure(callAs(Identity.of("mallory"), id("secret")));
+      assertThat(denied.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
+      assertThat(denied.getMessage()).contains("conformance.read");
+      assertThat(seen.get()).as("the handler never ran").isNull();
 
-    List<ResponseEnvelope<JsonNode>> items = recorder.awaitCompletion();
-    assertThat(items.stream().map(e -> e.data().asInt()))
-        .containsExactlyElementsOf(IntStream.range(0, 200).boxed().toList());
-    assertThat(items).allSatisfy(e -> assertThat(e.meta()).isInstanceOf(LocalResponseMeta.class));
-    assertThat(recorder.violations()).isEmpty();
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aStreamThatFailsMidwayDeliversItsItemsThenTheError() throws Exception {
-    serve(
-        stream("flaky"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              emitter.emit("a");
-              emitter.emit("b");
-              emitter.emit("c");
-              throw CallError.builder(ErrorCode.UNAVAILABLE, "The backend went away")
-                  .details(JSON.createObjectNode().put("backend", "db-2"))
-                  .build();
-            }));
-    StreamRecorder recorder = recorder(Long.MAX_VALUE);
-
-    calls.subscribe(id("flaky"), null, CallOptions.defaults()).subscribe(recorder);
-
-    CallError error = recorder.awaitError();
-    assertThat(recorder.received().stream().map(e -> e.data().asString()))
-        .containsExactly("a", "b", "c");
-    assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(error.getMessage()).isEqualTo("The backend went away");
-    assertThat(error.details()).contains(JSON.createObjectNode().put("backend", "db-2"));
-    assertThat(recorder.violations()).isEmpty();
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aSlowSubscribersDemandHoldsBackTheHandlerEndToEnd() throws Exception {
-    AtomicLong requested = new AtomicLong();
-    AtomicLong emitted = new AtomicLong();
-    AtomicLong mostAhead = new AtomicLong(Long.MIN_VALUE);
-    int total = 12;
-    serve(
-        stream("paced"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              for (int i = 0; i < total; i++) {
-                emitter.emit(i);
-                long ahead = emitted.incrementAndGet() - requested.get();
-                mostAhead.accumulateAndGet(ahead, Math::max);
-              }
-            }));
-    StreamRecorder recorder = recorder(0);
-    calls.subscribe(id("paced"), null, CallOptions.defaults()).subscribe(recorder);
-
-    // A first batch of three, then one at a time; after each item, give a producer that ignores
-    // demand the time to run ahead, then check that it did not.
-    requested.addAndGet(3);
-    recorder.request(3);
-    for (int i = 0; i < 3; i++) {
-      assertThat(recorder.next().data().asInt()).isEqualTo(i);
+      Identity reader = Identity.of("alice", "conformance.read");
+      assertThat(await(callAs(reader, id("secret"))).data().asString()).isEqualTo("classified");
+      assertThat(seen.get().subject()).isEqualTo("alice");
+      assertThat(seen.get().scopes()).contains("conformance.read");
     }
-    pause();
-    assertThat(emitted).as("items emitted after a request of 3").hasValue(3);
-    for (int i = 3; i < total; i++) {
-      requested.incrementAndGet();
-      recorder.request(1);
-      assertThat(recorder.next().data().asInt()).isEqualTo(i);
-      pause();
-      assertThat(emitted.get()).as("items emitted after %d requested", i + 1).isEqualTo(i + 1);
+
+    private CompletableFuture<ResponseEnvelope<JsonNode>> callAs(Identity identity, String op)
+        throws Exception {
+      PubSub connection = callingAs(peers, identity);
+      PendingRequestMap map = calls;
+      if (connection != peers.calling()) {
+        closeAfterTest(connection);
+        map = closeAfterTest(PendingRequestMap.create(connection));
+        awaitPropagation();
+      }
+      return map.call(op, null, timeout(WAIT).withIdentity(identity));
     }
-    requested.incrementAndGet();
-    recorder.request(1); // room for the completion; nothing more is emitted
-    assertThat(recorder.awaitCompletion()).hasSize(total);
-    assertThat(mostAhead.get()).as("emitted beyond the caller's demand").isLessThanOrEqualTo(0);
-    assertThat(recorder.violations()).isEmpty();
   }
 
-  // ------------------------------------------------------------------ cancellation
+  /** A subscription's items arrive in order, then its end, paced by the caller's demand. */
+  @Nested
+  public class Streams {
+    @Test
+    public void aStreamDeliversEveryItemInOrderThenCompletes() throws Exception {
+      serve(
+          stream("count"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                for (int i = 0; i < in.get("to").asInt(); i++) {
+                  emitter.emit(i);
+                }
+              }));
+      StreamRecorder recorder = recorder(Long.MAX_VALUE);
 
-  @Test
-  public void cancellingTheFutureCancelsTheHandlerAndItsNestedCalls() throws Exception {
-    CountDownLatch nestedStarted = new CountDownLatch(1);
-    CountDownLatch nestedCancelled = new CountDownLatch(1);
-    CountDownLatch parentStarted = new CountDownLatch(1);
-    CountDownLatch parentCancelled = new CountDownLatch(1);
-    serve(
-        query("nested"),
-        Handler.blocking(
-            (in, ctx) -> {
-              ctx.cancellation().onCancel(nestedCancelled::countDown);
-              nestedStarted.countDown();
-              return blockUntilCancelled(ctx);
-            }));
-    serve(
-        query("parent"),
-        Handler.blocking(
-            (in, ctx) -> {
-              ctx.cancellation().onCancel(parentCancelled::countDown);
-              ctx.env().call(id("nested"), null); // left running: it must end with its parent
-              awaitLatch(nestedStarted, "the nested call started");
-              parentStarted.countDown();
-              return blockUntilCancelled(ctx);
-            }));
+      calls
+          .subscribe(id("count"), JSON.createObjectNode().put("to", 200), CallOptions.defaults())
+          .subscribe(recorder);
 
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("parent"), null, timeout(WAIT.multipliedBy(3)));
-    awaitLatch(parentStarted, "the handler started");
-    call.cancel(true);
-
-    awaitLatch(parentCancelled, "the serving handler was cancelled", PROMPTLY);
-    awaitLatch(nestedCancelled, "the handler's nested call was cancelled", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aCancelledSignalFailsTheCallAndCancelsTheHandler() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch cancelled = new CountDownLatch(1);
-    serve(query("slow"), blockingUntilCancelled(started, cancelled));
-    Cancellation signal = Cancellation.create();
-
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("slow"), null, timeout(WAIT.multipliedBy(3)).withCancellation(signal));
-    awaitLatch(started, "the handler started");
-    signal.cancel(CallError.of(ErrorCode.CANCELLED, "The user pressed stop"));
-
-    CallError error = awaitFailure(call, PROMPTLY);
-    assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
-    assertThat(error.getMessage()).isEqualTo("The user pressed stop");
-    awaitLatch(cancelled, "the serving handler was cancelled", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aSignalCancelledBeforeTheCallNeverRunsTheHandler() throws Exception {
-    AtomicInteger ran = new AtomicInteger();
-    serve(query("never"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
-    Cancellation signal = Cancellation.create();
-    signal.cancel(CallError.of(ErrorCode.CANCELLED, "Cancelled early"));
-
-    CallError error =
-        awaitFailure(calls.call(id("never"), null, timeout(WAIT).withCancellation(signal)));
-
-    assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
-    // A normal call after it: had the first request gone out, it would have run by now.
-    await(calls.call(id("never"), null, timeout(WAIT)));
-    assertThat(ran).hasValue(1);
-    assertNothingPending();
-  }
-
-  @Test
-  public void callsCancelledJustAfterTheyAreSentLeaveNoHandlerRunning() throws Exception {
-    // call.aborted may overtake call.requested (they travel on different topics): the serving side
-    // must still not run the call for nobody until its deadline.
-    AtomicInteger started = new AtomicInteger();
-    AtomicInteger released = new AtomicInteger();
-    serve(
-        query("abandoned"),
-        Handler.blocking(
-            (in, ctx) -> {
-              started.incrementAndGet();
-              try {
-                return blockUntilCancelled(ctx);
-              } finally {
-                released.incrementAndGet();
-              }
-            }));
-    serve(
-        stream("abandonedStream"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              started.incrementAndGet();
-              try {
-                emitter.emit("first");
-                blockUntilCancelled(ctx);
-              } finally {
-                released.incrementAndGet();
-              }
-            }));
-
-    // A burst, so that requests queue up on the serving side while their aborts arrive.
-    List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
-    List<StreamRecorder> streams = new ArrayList<>();
-    for (int i = 0; i < 200; i++) {
-      sent.add(calls.call(id("abandoned"), null, timeout(Duration.ofMinutes(5))));
-      StreamRecorder recorder = recorder(1);
-      calls.subscribe(id("abandonedStream"), null, CallOptions.defaults()).subscribe(recorder);
-      streams.add(recorder);
+      List<ResponseEnvelope<JsonNode>> items = recorder.awaitCompletion();
+      assertThat(items.stream().map(e -> e.data().asInt()))
+          .containsExactlyElementsOf(IntStream.range(0, 200).boxed().toList());
+      assertThat(items).allSatisfy(e -> assertThat(e.meta()).isInstanceOf(LocalResponseMeta.class));
+      assertThat(recorder.violations()).isEmpty();
+      eventually("nothing pending", () -> nothingPending());
     }
-    sent.forEach(call -> call.cancel(true));
-    streams.forEach(StreamRecorder::cancel);
 
-    eventually("every call ended on both sides", this::nothingPending);
-    eventually("every handler that started was released", () -> released.get() == started.get());
-  }
+    @Test
+    public void aStreamThatFailsMidwayDeliversItsItemsThenTheError() throws Exception {
+      serve(
+          stream("flaky"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                emitter.emit("a");
+                emitter.emit("b");
+                emitter.emit("c");
+                throw CallError.builder(ErrorCode.UNAVAILABLE, "The backend went away")
+                    .details(JSON.createObjectNode().put("backend", "db-2"))
+                    .build();
+              }));
+      StreamRecorder recorder = recorder(Long.MAX_VALUE);
 
-  @Test
-  public void anAbortThatOvertakesItsRequestStillCancelsTheCall() throws Exception {
-    AtomicInteger ran = new AtomicInteger();
-    serve(query("counted"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
-    RawInbox inbox = rawInbox(peers.calling());
-    String requestId = OperationContext.newRequestId();
-    long malformedBefore = server.stats().malformed();
+      calls.subscribe(id("flaky"), null, CallOptions.defaults()).subscribe(recorder);
 
-    await(
-        peers
-            .calling()
-            .publish(
-                ProtocolTopics.CONTROL,
-                CallEvents.encode(new CallEvent.Aborted(requestId, Optional.of("gave up")))));
-    // The control topic is handled in order: once this marker is counted, the abort was seen.
-    await(peers.calling().publish(ProtocolTopics.CONTROL, utf8("marker")));
-    eventually("the abort was handled", () -> server.stats().malformed() > malformedBefore);
-    await(
-        peers
-            .calling()
-            .publish(
-                ProtocolTopics.request(id("counted")),
-                CallEvents.encode(
-                    new CallEvent.Requested(
-                        requestId,
-                        id("counted"),
-                        JSON.nullNode(),
-                        Optional.empty(),
-                        Optional.empty(),
-                        OptionalLong.of(WAIT.toMillis()),
-                        Optional.of(inbox.topic),
-                        OptionalLong.empty()))));
-    // Requests for one operation are handled in order too: after this call, the raw one was.
-    await(calls.call(id("counted"), null, timeout(WAIT)));
+      CallError error = recorder.awaitError();
+      assertThat(recorder.received().stream().map(e -> e.data().asString()))
+          .containsExactly("a", "b", "c");
+      assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(error.getMessage()).isEqualTo("The backend went away");
+      assertThat(error.details()).contains(JSON.createObjectNode().put("backend", "db-2"));
+      assertThat(recorder.violations()).isEmpty();
+      eventually("nothing pending", () -> nothingPending());
+    }
 
-    assertThat(ran).as("only the second call ran").hasValue(1);
-    assertThat(inbox.isEmpty()).as("the aborted call was not answered").isTrue();
-  }
-
-  @Test
-  public void demandRequestedBeforeTheFirstItemIsNotLost() throws Exception {
-    serve(
-        stream("five"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              for (int i = 0; i < 5; i++) {
-                emitter.emit(i);
-              }
-            }));
-    for (int round = 0; round < 20; round++) {
+    @Test
+    public void aSlowSubscribersDemandHoldsBackTheHandlerEndToEnd() throws Exception {
+      AtomicLong requested = new AtomicLong();
+      AtomicLong emitted = new AtomicLong();
+      AtomicLong mostAhead = new AtomicLong(Long.MIN_VALUE);
+      int total = 12;
+      serve(
+          stream("paced"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                for (int i = 0; i < total; i++) {
+                  emitter.emit(i);
+                  long ahead = emitted.incrementAndGet() - requested.get();
+                  mostAhead.accumulateAndGet(ahead, Math::max);
+                }
+              }));
       StreamRecorder recorder = recorder(0);
-      calls.subscribe(id("five"), null, CallOptions.defaults()).subscribe(recorder);
-      recorder.request(1);
-      recorder.request(1); // before the serving side has even seen the request, most likely
-      recorder.request(1);
+      calls.subscribe(id("paced"), null, CallOptions.defaults()).subscribe(recorder);
+
+      // A first batch of three, then one at a time; after each item, give a producer that ignores
+      // demand the time to run ahead, then check that it did not.
+      requested.addAndGet(3);
+      recorder.request(3);
       for (int i = 0; i < 3; i++) {
         assertThat(recorder.next().data().asInt()).isEqualTo(i);
       }
-      recorder.request(2);
-      assertThat(recorder.awaitCompletion()).hasSize(5);
+      pause();
+      assertThat(emitted).as("items emitted after a request of 3").hasValue(3);
+      for (int i = 3; i < total; i++) {
+        requested.incrementAndGet();
+        recorder.request(1);
+        assertThat(recorder.next().data().asInt()).isEqualTo(i);
+        pause();
+        assertThat(emitted.get()).as("items emitted after %d requested", i + 1).isEqualTo(i + 1);
+      }
+      requested.incrementAndGet();
+      recorder.request(1); // room for the completion; nothing more is emitted
+      assertThat(recorder.awaitCompletion()).hasSize(total);
+      assertThat(mostAhead.get()).as("emitted beyond the caller's demand").isLessThanOrEqualTo(0);
       assertThat(recorder.violations()).isEmpty();
     }
-    assertNothingPending();
-  }
 
-  @Test
-  public void nestedRemoteCallsAreAbortedWithTheirParent() throws Exception {
-    PendingRequestMap serverSide = closeAfterTest(PendingRequestMap.create(peers.serving()));
-    awaitPropagation();
-    CountDownLatch innerStarted = new CountDownLatch(1);
-    CountDownLatch innerCancelled = new CountDownLatch(1);
-    CountDownLatch outerStarted = new CountDownLatch(1);
-    serve(query("inner"), blockingUntilCancelled(innerStarted, innerCancelled));
-    serve(
-        query("outer"),
-        Handler.blocking(
-            (in, ctx) -> {
-              serverSide.call(id("inner"), null, CallOptions.of(ctx));
-              awaitLatch(innerStarted, "the inner call started");
-              outerStarted.countDown();
-              return blockUntilCancelled(ctx);
-            }));
-
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("outer"), null, timeout(WAIT.multipliedBy(3)));
-    awaitLatch(outerStarted, "the outer call started");
-    call.cancel(true);
-
-    awaitLatch(innerCancelled, "the inner call, made over the protocol, was aborted", PROMPTLY);
-    eventually("nothing pending", () -> nothingPending() && serverSide.stats().pending() == 0);
-  }
-
-  @Test
-  public void cancellingAStreamReleasesTheHandler() throws Exception {
-    CountDownLatch released = new CountDownLatch(1);
-    serve(
-        stream("endless"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              try {
-                for (long i = 0; ; i++) {
+    @Test
+    public void demandRequestedBeforeTheFirstItemIsNotLost() throws Exception {
+      serve(
+          stream("five"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                for (int i = 0; i < 5; i++) {
                   emitter.emit(i);
                 }
-              } finally {
-                released.countDown();
-              }
-            }));
-    StreamRecorder recorder = recorder(2);
-    calls.subscribe(id("endless"), null, CallOptions.defaults()).subscribe(recorder);
-    assertThat(recorder.next().data().asLong()).isZero();
-    assertThat(recorder.next().data().asLong()).isEqualTo(1);
-
-    recorder.cancel();
-
-    awaitLatch(released, "the handler's finally block ran", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-    assertThat(recorder.isTerminated()).as("no signal after cancel").isFalse();
-    assertThat(recorder.violations()).isEmpty();
-  }
-
-  @Test
-  public void closingTheServerFailsItsRunningCallsWithUnavailable() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch cancelled = new CountDownLatch(1);
-    serve(query("slow"), blockingUntilCancelled(started, cancelled));
-    CountDownLatch streamReleased = new CountDownLatch(1);
-    serve(
-        stream("waiting"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              try {
-                emitter.emit("first");
-                emitter.emit("second"); // waits for demand that never comes
-              } finally {
-                streamReleased.countDown();
-              }
-            }));
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("slow"), null, timeout(WAIT.multipliedBy(3)));
-    StreamRecorder recorder = recorder(1);
-    calls.subscribe(id("waiting"), null, CallOptions.defaults()).subscribe(recorder);
-    awaitLatch(started, "the handler started");
-    assertThat(recorder.next().data().asString()).isEqualTo("first");
-
-    server.close();
-
-    CallError error = awaitFailure(call, PROMPTLY);
-    assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(error.retryable()).isTrue();
-    assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    awaitLatch(cancelled, "the running handler was cancelled", PROMPTLY);
-    awaitLatch(streamReleased, "the running stream was released", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aHandlerThatCancelsItselfFailsTheCallerWithCancelled() throws Exception {
-    serve(
-        query("quitter"),
-        Handler.blocking(
-            (in, ctx) -> {
-              throw CallError.of(ErrorCode.CANCELLED, "The handler gave up");
-            }));
-
-    CallError error = awaitFailure(calls.call(id("quitter"), null, timeout(WAIT)));
-
-    assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
-    assertThat(error.getMessage()).isEqualTo("The handler gave up");
-  }
-
-  // ------------------------------------------------------------------ deadlines
-
-  @Test
-  public void theCallersDeadlineFailsTheCallPromptlyAndCancelsTheHandler() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    CountDownLatch cancelled = new CountDownLatch(1);
-    AtomicReference<Duration> handlerDeadline = new AtomicReference<>();
-    serve(
-        query("late"),
-        Handler.blocking(
-            (in, ctx) -> {
-              handlerDeadline.set(ctx.deadline().map(d -> d.remaining()).orElse(null));
-              ctx.cancellation().onCancel(cancelled::countDown);
-              started.countDown();
-              return blockUntilCancelled(ctx);
-            }));
-    Duration deadline = Duration.ofMillis(300);
-
-    long start = System.nanoTime();
-    CallError error = awaitFailure(calls.call(id("late"), null, timeout(deadline)));
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
-
-    assertThat(error.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
-    assertThat(took).isGreaterThanOrEqualTo(deadline.minusMillis(20)).isLessThan(PROMPTLY);
-    awaitLatch(started, "the handler started");
-    assertThat(handlerDeadline.get())
-        .as("the handler's context carries the caller's deadline")
-        .isNotNull()
-        .isLessThanOrEqualTo(deadline);
-    awaitLatch(cancelled, "the handler was cancelled", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void aStreamsDeadlineFailsItWithDeadlineExceeded() throws Exception {
-    CountDownLatch released = new CountDownLatch(1);
-    serve(
-        stream("stalled"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              try {
-                emitter.emit("only");
-                blockUntilCancelled(ctx);
-              } finally {
-                released.countDown();
-              }
-            }));
-    StreamRecorder recorder = recorder(Long.MAX_VALUE);
-
-    calls.subscribe(id("stalled"), null, timeout(Duration.ofMillis(300))).subscribe(recorder);
-
-    assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
-    assertThat(recorder.received()).hasSize(1);
-    awaitLatch(released, "the handler was released", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  // ------------------------------------------------------------------ no responders
-
-  @Test
-  public void aCallNobodyServesFailsAtOnceWithNoResponders() throws Exception {
-    long start = System.nanoTime();
-    CallError error =
-        awaitFailure(calls.call(id("nobody"), null, timeout(Duration.ofMinutes(1))), PROMPTLY);
-
-    assertThat(error.code()).isEqualTo(ErrorCode.NO_RESPONDERS);
-    assertThat(error.retryable()).isTrue();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(PROMPTLY);
-
-    StreamRecorder recorder = recorder(1);
-    calls.subscribe(id("nobody"), null, CallOptions.defaults()).subscribe(recorder);
-    assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.NO_RESPONDERS);
-    assertThat(recorder.violations()).isEmpty();
-    assertNothingPending();
-  }
-
-  // ------------------------------------------------------------------ concurrency
-
-  @Test
-  public void tenThousandConcurrentCallsAreEachAnsweredOnceAndCorrectly() throws Exception {
-    serve(query("echo"), Handler.blocking((in, ctx) -> in));
-    int total = 10_000;
-    int window = 256;
-    Semaphore inFlight = new Semaphore(window);
-    AtomicInteger running = new AtomicInteger();
-    AtomicInteger mostRunning = new AtomicInteger();
-    AtomicIntegerArray answers = new AtomicIntegerArray(total);
-    ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-
-    for (int i = 0; i < total; i++) {
-      if (!inFlight.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        fail("no call finished within " + WAIT + "; " + running.get() + " in flight");
+              }));
+      for (int round = 0; round < 20; round++) {
+        StreamRecorder recorder = recorder(0);
+        calls.subscribe(id("five"), null, CallOptions.defaults()).subscribe(recorder);
+        recorder.request(1);
+        recorder.request(1); // before the serving side has even seen the request, most likely
+        recorder.request(1);
+        for (int i = 0; i < 3; i++) {
+          assertThat(recorder.next().data().asInt()).isEqualTo(i);
+        }
+        recorder.request(2);
+        assertThat(recorder.awaitCompletion()).hasSize(5);
+        assertThat(recorder.violations()).isEmpty();
       }
-      mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
-      int n = i;
-      String token = "call-" + i + "-" + Integer.toHexString(i * 31 + 7);
-      calls
-          .call(
-              id("echo"),
-              JSON.createObjectNode().put("n", n).put("token", token),
-              timeout(WAIT.multipliedBy(3)))
-          .whenComplete(
-              (envelope, error) -> {
+      assertNothingPending();
+    }
+  }
+
+  /** Cancelling, from either side, ends the call on both sides and the calls it made. */
+  @Nested
+  public class Cancelling {
+    @Test
+    public void cancellingTheFutureCancelsTheHandlerAndItsNestedCalls() throws Exception {
+      CountDownLatch nestedStarted = new CountDownLatch(1);
+      CountDownLatch nestedCancelled = new CountDownLatch(1);
+      CountDownLatch parentStarted = new CountDownLatch(1);
+      CountDownLatch parentCancelled = new CountDownLatch(1);
+      serve(
+          query("nested"),
+          Handler.blocking(
+              (in, ctx) -> {
+                ctx.cancellation().onCancel(nestedCancelled::countDown);
+                nestedStarted.countDown();
+                return blockUntilCancelled(ctx);
+              }));
+      serve(
+          query("parent"),
+          Handler.blocking(
+              (in, ctx) -> {
+                ctx.cancellation().onCancel(parentCancelled::countDown);
+                ctx.env().call(id("nested"), null); // left running: it must end with its parent
+                awaitLatch(nestedStarted, "the nested call started");
+                parentStarted.countDown();
+                return blockUntilCancelled(ctx);
+              }));
+
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("parent"), null, timeout(WAIT.multipliedBy(3)));
+      awaitLatch(parentStarted, "the handler started");
+      call.cancel(true);
+
+      awaitLatch(parentCancelled, "the serving handler was cancelled", PROMPTLY);
+      awaitLatch(nestedCancelled, "the handler's nested call was cancelled", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+
+    @Test
+    public void aCancelledSignalFailsTheCallAndCancelsTheHandler() throws Exception {
+      CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch cancelled = new CountDownLatch(1);
+      serve(query("slow"), blockingUntilCancelled(started, cancelled));
+      Cancellation signal = Cancellation.create();
+
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("slow"), null, timeout(WAIT.multipliedBy(3)).withCancellation(signal));
+      awaitLatch(started, "the handler started");
+      signal.cancel(CallError.of(ErrorCode.CANCELLED, "The user pressed stop"));
+
+      CallError error = awaitFailure(call, PROMPTLY);
+      assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
+      assertThat(error.getMessage()).isEqualTo("The user pressed stop");
+      awaitLatch(cancelled, "the serving handler was cancelled", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+
+    @Test
+    public void aSignalCancelledBeforeTheCallNeverRunsTheHandler() throws Exception {
+      AtomicInteger ran = new AtomicInteger();
+      serve(query("never"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
+      Cancellation signal = Cancellation.create();
+      signal.cancel(CallError.of(ErrorCode.CANCELLED, "Cancelled early"));
+
+      CallError error =
+          awaitFailure(calls.call(id("never"), null, timeout(WAIT).withCancellation(signal)));
+
+      assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
+      // A normal call after it: had the first request gone out, it would have run by now.
+      await(calls.call(id("never"), null, timeout(WAIT)));
+      assertThat(ran).hasValue(1);
+      assertNothingPending();
+    }
+
+    @Test
+    public void callsCancelledJustAfterTheyAreSentLeaveNoHandlerRunning() throws Exception {
+      // call.aborted may overtake call.requested (they travel on different topics): the serving
+      // side
+      // must still not run the call for nobody until its deadline.
+      AtomicInteger started = new AtomicInteger();
+      AtomicInteger released = new AtomicInteger();
+      serve(
+          query("abandoned"),
+          Handler.blocking(
+              (in, ctx) -> {
+                started.incrementAndGet();
                 try {
-                  if (error != null) {
-                    problems.add("call " + n + " failed: " + error);
-                  } else if (envelope.data().get("n").asInt() != n
-                      || !envelope.data().get("token").asString().equals(token)) {
-                    problems.add("call " + n + " got the answer of " + envelope.data());
-                  } else {
-                    answers.incrementAndGet(n);
+                  return blockUntilCancelled(ctx);
+                } finally {
+                  released.incrementAndGet();
+                }
+              }));
+      serve(
+          stream("abandonedStream"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                started.incrementAndGet();
+                try {
+                  emitter.emit("first");
+                  blockUntilCancelled(ctx);
+                } finally {
+                  released.incrementAndGet();
+                }
+              }));
+
+      // A burst, so that requests queue up on the serving side while their aborts arrive.
+      List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
+      List<StreamRecorder> streams = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        sent.add(calls.call(id("abandoned"), null, timeout(Duration.ofMinutes(5))));
+        StreamRecorder recorder = recorder(1);
+        calls.subscribe(id("abandonedStream"), null, CallOptions.defaults()).subscribe(recorder);
+        streams.add(recorder);
+      }
+      sent.forEach(call -> call.cancel(true));
+      streams.forEach(StreamRecorder::cancel);
+
+      eventually("every call ended on both sides", () -> nothingPending());
+      eventually("every handler that started was released", () -> released.get() == started.get());
+    }
+
+    @Test
+    public void anAbortThatOvertakesItsRequestStillCancelsTheCall() throws Exception {
+      AtomicInteger ran = new AtomicInteger();
+      serve(query("counted"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
+      RawInbox inbox = rawInbox(peers.calling());
+      String requestId = OperationContext.newRequestId();
+      long malformedBefore = server.stats().malformed();
+
+      await(
+          peers
+              .calling()
+              .publish(
+                  ProtocolTopics.CONTROL,
+                  CallEvents.encode(new CallEvent.Aborted(requestId, Optional.of("gave up")))));
+      // The control topic is handled in order: once this marker is counted, the abort was seen.
+      await(peers.calling().publish(ProtocolTopics.CONTROL, utf8("marker")));
+      eventually("the abort was handled", () -> server.stats().malformed() > malformedBefore);
+      await(
+          peers
+              .calling()
+              .publish(
+                  ProtocolTopics.request(id("counted")),
+                  CallEvents.encode(
+                      new CallEvent.Requested(
+                          requestId,
+                          id("counted"),
+                          JSON.nullNode(),
+                          Optional.empty(),
+                          Optional.empty(),
+                          OptionalLong.of(WAIT.toMillis()),
+                          Optional.of(inbox.topic),
+                          OptionalLong.empty()))));
+      // Requests for one operation are handled in order too: after this call, the raw one was.
+      await(calls.call(id("counted"), null, timeout(WAIT)));
+
+      assertThat(ran).as("only the second call ran").hasValue(1);
+      assertThat(inbox.isEmpty()).as("the aborted call was not answered").isTrue();
+    }
+
+    @Test
+    public void nestedRemoteCallsAreAbortedWithTheirParent() throws Exception {
+      PendingRequestMap serverSide = closeAfterTest(PendingRequestMap.create(peers.serving()));
+      awaitPropagation();
+      CountDownLatch innerStarted = new CountDownLatch(1);
+      CountDownLatch innerCancelled = new CountDownLatch(1);
+      CountDownLatch outerStarted = new CountDownLatch(1);
+      serve(query("inner"), blockingUntilCancelled(innerStarted, innerCancelled));
+      serve(
+          query("outer"),
+          Handler.blocking(
+              (in, ctx) -> {
+                serverSide.call(id("inner"), null, CallOptions.of(ctx));
+                awaitLatch(innerStarted, "the inner call started");
+                outerStarted.countDown();
+                return blockUntilCancelled(ctx);
+              }));
+
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("outer"), null, timeout(WAIT.multipliedBy(3)));
+      awaitLatch(outerStarted, "the outer call started");
+      call.cancel(true);
+
+      awaitLatch(innerCancelled, "the inner call, made over the protocol, was aborted", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending() && serverSide.stats().pending() == 0);
+    }
+
+    @Test
+    public void cancellingAStreamReleasesTheHandler() throws Exception {
+      CountDownLatch released = new CountDownLatch(1);
+      serve(
+          stream("endless"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                try {
+                  for (long i = 0; ; i++) {
+                    emitter.emit(i);
                   }
                 } finally {
-                  running.decrementAndGet();
-                  inFlight.release();
+                  released.countDown();
                 }
+              }));
+      StreamRecorder recorder = recorder(2);
+      calls.subscribe(id("endless"), null, CallOptions.defaults()).subscribe(recorder);
+      assertThat(recorder.next().data().asLong()).isZero();
+      assertThat(recorder.next().data().asLong()).isEqualTo(1);
+
+      recorder.cancel();
+
+      awaitLatch(released, "the handler's finally block ran", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+      assertThat(recorder.isTerminated()).as("no signal after cancel").isFalse();
+      assertThat(recorder.violations()).isEmpty();
+    }
+
+    @Test
+    public void closingTheServerFailsItsRunningCallsWithUnavailable() throws Exception {
+      CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch cancelled = new CountDownLatch(1);
+      serve(query("slow"), blockingUntilCancelled(started, cancelled));
+      CountDownLatch streamReleased = new CountDownLatch(1);
+      serve(
+          stream("waiting"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                try {
+                  emitter.emit("first");
+                  emitter.emit("second"); // waits for demand that never comes
+                } finally {
+                  streamReleased.countDown();
+                }
+              }));
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("slow"), null, timeout(WAIT.multipliedBy(3)));
+      StreamRecorder recorder = recorder(1);
+      calls.subscribe(id("waiting"), null, CallOptions.defaults()).subscribe(recorder);
+      awaitLatch(started, "the handler started");
+      assertThat(recorder.next().data().asString()).isEqualTo("first");
+
+      server.close();
+
+      CallError error = awaitFailure(call, PROMPTLY);
+      assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(error.retryable()).isTrue();
+      assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      awaitLatch(cancelled, "the running handler was cancelled", PROMPTLY);
+      awaitLatch(streamReleased, "the running stream was released", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+
+    @Test
+    public void aHandlerThatCancelsItselfFailsTheCallerWithCancelled() throws Exception {
+      serve(
+          query("quitter"),
+          Handler.blocking(
+              (in, ctx) -> {
+                throw CallError.of(ErrorCode.CANCELLED, "The handler gave up");
+              }));
+
+      CallError error = awaitFailure(calls.call(id("quitter"), null, timeout(WAIT)));
+
+      assertThat(error.code()).isEqualTo(ErrorCode.CANCELLED);
+      assertThat(error.getMessage()).isEqualTo("The handler gave up");
+    }
+  }
+
+  /** The caller's deadline ends a call or a stream promptly, and the handler with it. */
+  @Nested
+  public class Deadlines {
+    @Test
+    public void theCallersDeadlineFailsTheCallPromptlyAndCancelsTheHandler() throws Exception {
+      CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch cancelled = new CountDownLatch(1);
+      AtomicReference<Duration> handlerDeadline = new AtomicReference<>();
+      serve(
+          query("late"),
+          Handler.blocking(
+              (in, ctx) -> {
+                handlerDeadline.set(ctx.deadline().map(d -> d.remaining()).orElse(null));
+                ctx.cancellation().onCancel(cancelled::countDown);
+                started.countDown();
+                return blockUntilCancelled(ctx);
+              }));
+      Duration deadline = Duration.ofMillis(300);
+
+      long start = System.nanoTime();
+      CallError error = awaitFailure(calls.call(id("late"), null, timeout(deadline)));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+      assertThat(error.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+      assertThat(took).isGreaterThanOrEqualTo(deadline.minusMillis(20)).isLessThan(PROMPTLY);
+      awaitLatch(started, "the handler started");
+      assertThat(handlerDeadline.get())
+          .as("the handler's context carries the caller's deadline")
+          .isNotNull()
+          .isLessThanOrEqualTo(deadline);
+      awaitLatch(cancelled, "the handler was cancelled", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+
+    @Test
+    public void aStreamsDeadlineFailsItWithDeadlineExceeded() throws Exception {
+      CountDownLatch released = new CountDownLatch(1);
+      serve(
+          stream("stalled"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                try {
+                  emitter.emit("only");
+                  blockUntilCancelled(ctx);
+                } finally {
+                  released.countDown();
+                }
+              }));
+      StreamRecorder recorder = recorder(Long.MAX_VALUE);
+
+      calls.subscribe(id("stalled"), null, timeout(Duration.ofMillis(300))).subscribe(recorder);
+
+      assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+      assertThat(recorder.received()).hasSize(1);
+      awaitLatch(released, "the handler was released", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+  }
+
+  /** A call nobody serves fails at once, not at its deadline. */
+  @Nested
+  public class NoResponders {
+    @Test
+    public void aCallNobodyServesFailsAtOnceWithNoResponders() throws Exception {
+      long start = System.nanoTime();
+      CallError error =
+          awaitFailure(calls.call(id("nobody"), null, timeout(Duration.ofMinutes(1))), PROMPTLY);
+
+      assertThat(error.code()).isEqualTo(ErrorCode.NO_RESPONDERS);
+      assertThat(error.retryable()).isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(PROMPTLY);
+
+      StreamRecorder recorder = recorder(1);
+      calls.subscribe(id("nobody"), null, CallOptions.defaults()).subscribe(recorder);
+      assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.NO_RESPONDERS);
+      assertThat(recorder.violations()).isEmpty();
+      assertNothingPending();
+    }
+  }
+
+  /** Many calls at once are each answered once, with their own answer. */
+  @Nested
+  public class Concurrency {
+    @Test
+    public void tenThousandConcurrentCallsAreEachAnsweredOnceAndCorrectly() throws Exception {
+      serve(query("echo"), Handler.blocking((in, ctx) -> in));
+      int total = 10_000;
+      int window = 256;
+      Semaphore inFlight = new Semaphore(window);
+      AtomicInteger running = new AtomicInteger();
+      AtomicInteger mostRunning = new AtomicInteger();
+      AtomicIntegerArray answers = new AtomicIntegerArray(total);
+      ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+
+      for (int i = 0; i < total; i++) {
+        if (!inFlight.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          fail("no call finished within " + WAIT + "; " + running.get() + " in flight");
+        }
+        mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+        int n = i;
+        String token = "call-" + i + "-" + Integer.toHexString(i * 31 + 7);
+        calls
+            .call(
+                id("echo"),
+                JSON.createObjectNode().put("n", n).put("token", token),
+                timeout(WAIT.multipliedBy(3)))
+            .whenComplete(
+                (envelope, error) -> {
+                  try {
+                    if (error != null) {
+                      problems.add("call " + n + " failed: " + error);
+                    } else if (envelope.data().get("n").asInt() != n
+                        || !envelope.data().get("token").asString().equals(token)) {
+                      problems.add("call " + n + " got the answer of " + envelope.data());
+                    } else {
+                      answers.incrementAndGet(n);
+                    }
+                  } finally {
+                    running.decrementAndGet();
+                    inFlight.release();
+                  }
+                });
+      }
+      if (!inFlight.tryAcquire(window, WAIT.toMillis() * 3, TimeUnit.MILLISECONDS)) {
+        fail(running.get() + " calls never finished");
+      }
+
+      assertThat(problems).isEmpty();
+      List<Integer> notAnsweredOnce =
+          IntStream.range(0, total).filter(i -> answers.get(i) != 1).boxed().toList();
+      assertThat(notAnsweredOnce).as("calls not answered exactly once").isEmpty();
+      assertThat(mostRunning.get()).isLessThanOrEqualTo(window);
+      assertNothingPending();
+    }
+  }
+
+  /** Malformed messages are counted, answered where the sender is known, and serving goes on. */
+  @Nested
+  public class Malformed {
+    @Test
+    public void malformedRequestsAreCountedAnsweredWhereTheSenderIsKnownAndServingGoesOn()
+        throws Exception {
+      serve(query("echo"), Handler.blocking((in, ctx) -> in));
+      RawInbox inbox = rawInbox(peers.calling());
+      String topic = ProtocolTopics.request(id("echo"));
+      String badField = OperationContext.newRequestId();
+      String badVersion = OperationContext.newRequestId();
+      String badType = OperationContext.newRequestId();
+      long before = server.stats().malformed();
+
+      List<byte[]> garbage =
+          List.of(
+              new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1, 2, '{'},
+              utf8("[1, 2, 3]"),
+              utf8("{\"hello\": \"world\"}"),
+              utf8(
+                  """
+                  {"v": 1, "type": "call.requested", "requestId": "%s", "operationId": "%s",
+                   "input": {}, "replyTo": "%s", "deadlineMs": -5}"""
+                      .formatted(badField, id("echo"), inbox.topic)),
+              utf8(
+                  """
+                  {"v": 99, "type": "call.requested", "requestId": "%s", "operationId": "%s",
+                   "input": {}, "replyTo": "%s"}"""
+                      .formatted(badVersion, id("echo"), inbox.topic)),
+              utf8(
+                  """
+                  {"v": 1, "type": "call.exploded", "requestId": "%s", "replyTo": "%s"}"""
+                      .formatted(badType, inbox.topic)));
+      for (byte[] message : garbage) {
+        await(peers.calling().publish(topic, message));
+      }
+
+      Map<String, CallEvent> answers = new java.util.HashMap<>();
+      for (int i = 0; i < 3; i++) {
+        CallEvent event = inbox.next();
+        answers.put(event.requestId(), event);
+      }
+      assertThat(answers.keySet()).containsExactlyInAnyOrder(badField, badVersion, badType);
+      assertThat(answers.values())
+          .allSatisfy(
+              event -> {
+                assertThat(event).isInstanceOf(CallEvent.Failed.class);
+                assertThat(((CallEvent.Failed) event).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
               });
-    }
-    if (!inFlight.tryAcquire(window, WAIT.toMillis() * 3, TimeUnit.MILLISECONDS)) {
-      fail(running.get() + " calls never finished");
-    }
-
-    assertThat(problems).isEmpty();
-    List<Integer> notAnsweredOnce =
-        IntStream.range(0, total).filter(i -> answers.get(i) != 1).boxed().toList();
-    assertThat(notAnsweredOnce).as("calls not answered exactly once").isEmpty();
-    assertThat(mostRunning.get()).isLessThanOrEqualTo(window);
-    assertNothingPending();
-  }
-
-  // ------------------------------------------------------------------ malformed and oversized
-
-  @Test
-  public void malformedRequestsAreCountedAnsweredWhereTheSenderIsKnownAndServingGoesOn()
-      throws Exception {
-    serve(query("echo"), Handler.blocking((in, ctx) -> in));
-    RawInbox inbox = rawInbox(peers.calling());
-    String topic = ProtocolTopics.request(id("echo"));
-    String badField = OperationContext.newRequestId();
-    String badVersion = OperationContext.newRequestId();
-    String badType = OperationContext.newRequestId();
-    long before = server.stats().malformed();
-
-    List<byte[]> garbage =
-        List.of(
-            new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1, 2, '{'},
-            utf8("[1, 2, 3]"),
-            utf8("{\"hello\": \"world\"}"),
-            utf8(
-                """
-                {"v": 1, "type": "call.requested", "requestId": "%s", "operationId": "%s",
-                 "input": {}, "replyTo": "%s", "deadlineMs": -5}"""
-                    .formatted(badField, id("echo"), inbox.topic)),
-            utf8(
-                """
-                {"v": 99, "type": "call.requested", "requestId": "%s", "operationId": "%s",
-                 "input": {}, "replyTo": "%s"}"""
-                    .formatted(badVersion, id("echo"), inbox.topic)),
-            utf8(
-                """
-                {"v": 1, "type": "call.exploded", "requestId": "%s", "replyTo": "%s"}"""
-                    .formatted(badType, inbox.topic)));
-    for (byte[] message : garbage) {
-      await(peers.calling().publish(topic, message));
+      assertThat(((CallEvent.Failed) answers.get(badVersion)).message()).contains("version");
+      eventually(
+          "every malformed request counted",
+          () -> server.stats().malformed() >= before + garbage.size());
+      ObjectNode input = JSON.createObjectNode().put("still", "serving");
+      assertThat(await(calls.call(id("echo"), input, timeout(WAIT))).data()).isEqualTo(input);
+      assertThat(inbox.isEmpty()).as("garbage without a reply address is not answered").isTrue();
     }
 
-    Map<String, CallEvent> answers = new java.util.HashMap<>();
-    for (int i = 0; i < 3; i++) {
-      CallEvent event = inbox.next();
-      answers.put(event.requestId(), event);
+    @Test
+    public void malformedResponsesAreCountedAndFailTheCallTheyNameWhileTheInboxGoesOn()
+        throws Exception {
+      FakeServer fake = fakeServer("fake");
+      long before = calls.stats().malformed();
+
+      // Garbage with no request id: dropped and counted.
+      await(peers.serving().publish(calls.inbox(), new byte[] {0, 1, 2, (byte) 0xc3}));
+      await(peers.serving().publish(calls.inbox(), utf8("{\"type\": \"call.responded\"}")));
+      // A request does not belong in an inbox.
+      await(
+          peers
+              .serving()
+              .publish(
+                  calls.inbox(),
+                  CallEvents.encode(
+                      new CallEvent.Aborted(OperationContext.newRequestId(), Optional.empty()))));
+      eventually("garbage counted", () -> calls.stats().malformed() >= before + 3);
+
+      // A response whose envelope is broken fails the call it names.
+      CompletableFuture<ResponseEnvelope<JsonNode>> broken =
+          calls.call(id("fake"), null, timeout(WAIT.multipliedBy(3)));
+      CallEvent.Requested request = fake.next();
+      fake.reply(
+          request,
+          """
+          {"v": 1, "type": "call.responded", "requestId": "%s", "output": {"data": 1}}"""
+              .formatted(request.requestId()));
+      assertThat(awaitFailure(broken, PROMPTLY).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
+
+      // So does a response in a protocol version this side does not speak.
+      CompletableFuture<ResponseEnvelope<JsonNode>> newer =
+          calls.call(id("fake"), null, timeout(WAIT.multipliedBy(3)));
+      request = fake.next();
+      fake.reply(
+          request,
+          """
+          {"v": 2, "type": "call.completed", "requestId": "%s"}"""
+              .formatted(request.requestId()));
+      assertThat(awaitFailure(newer, PROMPTLY).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
+
+      // And the inbox keeps working: garbage, then the right answer.
+      CompletableFuture<ResponseEnvelope<JsonNode>> fine =
+          calls.call(id("fake"), null, timeout(WAIT));
+      request = fake.next();
+      fake.reply(request, "not json at all");
+      fake.reply(request, respondedJson(request.requestId(), "ok"));
+      assertThat(await(fine).data().asString()).isEqualTo("ok");
+      eventually("every malformed response counted", () -> calls.stats().malformed() >= before + 6);
+      assertNothingPending();
     }
-    assertThat(answers.keySet()).containsExactlyInAnyOrder(badField, badVersion, badType);
-    assertThat(answers.values())
-        .allSatisfy(
-            event -> {
-              assertThat(event).isInstanceOf(CallEvent.Failed.class);
-              assertThat(((CallEvent.Failed) event).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
-            });
-    assertThat(((CallEvent.Failed) answers.get(badVersion)).message()).contains("version");
-    eventually(
-        "every malformed request counted",
-        () -> server.stats().malformed() >= before + garbage.size());
-    ObjectNode input = JSON.createObjectNode().put("still", "serving");
-    assertThat(await(calls.call(id("echo"), input, timeout(WAIT))).data()).isEqualTo(input);
-    assertThat(inbox.isEmpty()).as("garbage without a reply address is not answered").isTrue();
   }
 
-  @Test
-  public void malformedResponsesAreCountedAndFailTheCallTheyNameWhileTheInboxGoesOn()
-      throws Exception {
-    FakeServer fake = fakeServer("fake");
-    long before = calls.stats().malformed();
+  /** Messages larger than the transport carries end as RESOURCE_EXHAUSTED, never as silence. */
+  @Nested
+  public class Limits {
+    @Test
+    public void anOversizedRequestFailsAtTheCallerWithResourceExhausted() throws Exception {
+      AtomicInteger ran = new AtomicInteger();
+      serve(query("sink"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
+      String huge = "x".repeat(peers.calling().maxMessageBytes() + 1);
 
-    // Garbage with no request id: dropped and counted.
-    await(peers.serving().publish(calls.inbox(), new byte[] {0, 1, 2, (byte) 0xc3}));
-    await(peers.serving().publish(calls.inbox(), utf8("{\"type\": \"call.responded\"}")));
-    // A request does not belong in an inbox.
-    await(
-        peers
-            .serving()
-            .publish(
-                calls.inbox(),
-                CallEvents.encode(
-                    new CallEvent.Aborted(OperationContext.newRequestId(), Optional.empty()))));
-    eventually("garbage counted", () -> calls.stats().malformed() >= before + 3);
+      CallError error = awaitFailure(calls.call(id("sink"), huge, timeout(WAIT)), PROMPTLY);
 
-    // A response whose envelope is broken fails the call it names.
-    CompletableFuture<ResponseEnvelope<JsonNode>> broken =
-        calls.call(id("fake"), null, timeout(WAIT.multipliedBy(3)));
-    CallEvent.Requested request = fake.next();
-    fake.reply(
-        request,
-        """
-        {"v": 1, "type": "call.responded", "requestId": "%s", "output": {"data": 1}}"""
-            .formatted(request.requestId()));
-    assertThat(awaitFailure(broken, PROMPTLY).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
+      assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(ran).hasValue(0);
+      assertNothingPending();
+      await(calls.call(id("sink"), "small", timeout(WAIT)));
+      assertThat(ran).hasValue(1);
+    }
 
-    // So does a response in a protocol version this side does not speak.
-    CompletableFuture<ResponseEnvelope<JsonNode>> newer =
-        calls.call(id("fake"), null, timeout(WAIT.multipliedBy(3)));
-    request = fake.next();
-    fake.reply(
-        request,
-        """
-        {"v": 2, "type": "call.completed", "requestId": "%s"}"""
-            .formatted(request.requestId()));
-    assertThat(awaitFailure(newer, PROMPTLY).code()).isEqualTo(ErrorCode.PROTOCOL_ERROR);
+    @Test
+    public void anOversizedResponseReachesTheCallerAsResourceExhausted() throws Exception {
+      int limit = peers.serving().maxMessageBytes();
+      serve(query("huge"), Handler.blocking((in, ctx) -> "y".repeat(limit + 1)));
+      CountDownLatch released = new CountDownLatch(1);
+      serve(
+          stream("swelling"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                try {
+                  emitter.emit("small");
+                  emitter.emit("z".repeat(limit + 1));
+                  blockUntilCancelled(ctx);
+                } finally {
+                  released.countDown();
+                }
+              }));
 
-    // And the inbox keeps working: garbage, then the right answer.
-    CompletableFuture<ResponseEnvelope<JsonNode>> fine =
-        calls.call(id("fake"), null, timeout(WAIT));
-    request = fake.next();
-    fake.reply(request, "not json at all");
-    fake.reply(request, respondedJson(request.requestId(), "ok"));
-    assertThat(await(fine).data().asString()).isEqualTo("ok");
-    eventually("every malformed response counted", () -> calls.stats().malformed() >= before + 6);
-    assertNothingPending();
+      CallError error = awaitFailure(calls.call(id("huge"), null, timeout(WAIT)), PROMPTLY);
+      assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+
+      StreamRecorder recorder = recorder(Long.MAX_VALUE);
+      calls.subscribe(id("swelling"), null, CallOptions.defaults()).subscribe(recorder);
+      assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(recorder.received().stream().map(e -> e.data().asString()))
+          .containsExactly("small");
+      awaitLatch(released, "the stream's handler was released", PROMPTLY);
+      eventually("nothing pending", () -> nothingPending());
+    }
+
+    @Test
+    public void anErrorWithOversizedDetailsStillReachesTheCaller() throws Exception {
+      int limit = peers.serving().maxMessageBytes();
+      serve(
+          query("verbose"),
+          Handler.blocking(
+              (in, ctx) -> {
+                throw CallError.builder(ErrorCode.UNAVAILABLE, "The backend is down")
+                    .details(JSON.createObjectNode().put("dump", "d".repeat(limit + 1)))
+                    .build();
+              }));
+
+      CallError error = awaitFailure(calls.call(id("verbose"), null, timeout(WAIT)), PROMPTLY);
+
+      assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(error.getMessage()).startsWith("The backend is down");
+      assertThat(error.retryable()).isTrue();
+    }
+
+    @Test
+    public void anOversizedRawMessageOnARequestTopicDoesNotStopTheServer() throws Exception {
+      serve(query("echo"), Handler.blocking((in, ctx) -> in));
+      long before = server.stats().malformed();
+      byte[] huge = new byte[peers.calling().maxMessageBytes() + 1];
+      java.util.Arrays.fill(huge, (byte) ' ');
+
+      CompletableFuture<Integer> published =
+          peers.calling().publish(ProtocolTopics.request(id("echo")), huge);
+
+      try {
+        published.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        // The transport carried it: the server must have refused it.
+        eventually("the oversized message counted", () -> server.stats().malformed() > before);
+      } catch (ExecutionException e) {
+        assertThat(e.getCause()).isInstanceOf(CallError.class);
+        assertThat(((CallError) e.getCause()).code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      }
+      assertThat(await(calls.call(id("echo"), "after", timeout(WAIT))).data().asString())
+          .isEqualTo("after");
+    }
   }
 
-  @Test
-  public void anOversizedRequestFailsAtTheCallerWithResourceExhausted() throws Exception {
-    AtomicInteger ran = new AtomicInteger();
-    serve(query("sink"), Handler.blocking((in, ctx) -> ran.incrementAndGet()));
-    String huge = "x".repeat(peers.calling().maxMessageBytes() + 1);
+  /**
+   * Responses nobody waits for are dropped and counted; {@code respond()} delivers only envelopes.
+   */
+  @Nested
+  public class LateResponses {
+    @Test
+    public void lateAndUnknownResponsesAreDroppedAndCounted() throws Exception {
+      FakeServer fake = fakeServer("fake");
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("fake"), null, timeout(WAIT));
+      CallEvent.Requested request = fake.next();
+      long lateBefore = calls.stats().late();
 
-    CallError error = awaitFailure(calls.call(id("sink"), huge, timeout(WAIT)), PROMPTLY);
+      fake.reply(request, respondedJson(request.requestId(), "first"));
+      assertThat(await(call).data().asString()).isEqualTo("first");
+      fake.reply(request, respondedJson(request.requestId(), "second"));
+      fake.reply(request, respondedJson(OperationContext.newRequestId(), "stranger"));
 
-    assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
-    assertThat(ran).hasValue(0);
-    assertNothingPending();
-    await(calls.call(id("sink"), "small", timeout(WAIT)));
-    assertThat(ran).hasValue(1);
+      eventually("both late responses counted", () -> calls.stats().late() >= lateBefore + 2);
+      assertThat(call.join().data().asString()).isEqualTo("first");
+      assertNothingPending();
+    }
+
+    @Test
+    public void respondDeliversEnvelopesAndRefusesAnythingElse() throws Exception {
+      FakeServer fake = fakeServer("fake");
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("fake"), null, timeout(WAIT));
+      String requestId = fake.next().requestId();
+
+      assertThatThrownBy(() -> calls.respond(requestId, "a raw value"))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> calls.respond(requestId, Map.of("data", 1)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> calls.respond(requestId, null))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(
+              () ->
+                  calls.respond(
+                      requestId, JSON.readTree("{\"data\": 1, \"meta\": {\"source\": \"local\"}}")))
+          .as("an envelope's shape with a broken meta")
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(call).isNotDone();
+
+      ResponseEnvelope<String> envelope = Envelopes.localEnvelope("done", id("fake"));
+      calls.respond(requestId, envelope);
+
+      ResponseEnvelope<JsonNode> result = await(call);
+      assertThat(result.data().asString()).isEqualTo("done");
+      assertThat(result.meta()).isEqualTo(envelope.meta());
+      assertNothingPending();
+    }
   }
 
-  @Test
-  public void anOversizedResponseReachesTheCallerAsResourceExhausted() throws Exception {
-    int limit = peers.serving().maxMessageBytes();
-    serve(query("huge"), Handler.blocking((in, ctx) -> "y".repeat(limit + 1)));
-    CountDownLatch released = new CountDownLatch(1);
-    serve(
-        stream("swelling"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              try {
-                emitter.emit("small");
-                emitter.emit("z".repeat(limit + 1));
+  /** A caller cut off its transport has its calls fail at once. */
+  @Nested
+  public class TransportDrop {
+    @Test
+    public void droppingTheCallersConnectionFailsPendingCallsAtOnce() throws Exception {
+      CountDownLatch started = new CountDownLatch(1);
+      serve(query("slow"), blockingUntilCancelled(started, new CountDownLatch(1)));
+      serve(
+          stream("waiting"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                emitter.emit("first");
                 blockUntilCancelled(ctx);
-              } finally {
-                released.countDown();
-              }
-            }));
+              }));
+      CompletableFuture<ResponseEnvelope<JsonNode>> call =
+          calls.call(id("slow"), null, timeout(Duration.ofMinutes(1)));
+      StreamRecorder recorder = recorder(Long.MAX_VALUE);
+      calls.subscribe(id("waiting"), null, CallOptions.defaults()).subscribe(recorder);
+      awaitLatch(started, "the handler started");
+      assertThat(recorder.next().data().asString()).isEqualTo("first");
 
-    CallError error = awaitFailure(calls.call(id("huge"), null, timeout(WAIT)), PROMPTLY);
-    assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      dropCallingConnection(peers);
 
-    StreamRecorder recorder = recorder(Long.MAX_VALUE);
-    calls.subscribe(id("swelling"), null, CallOptions.defaults()).subscribe(recorder);
-    assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
-    assertThat(recorder.received().stream().map(e -> e.data().asString())).containsExactly("small");
-    awaitLatch(released, "the stream's handler was released", PROMPTLY);
-    eventually("nothing pending", this::nothingPending);
-  }
-
-  @Test
-  public void anErrorWithOversizedDetailsStillReachesTheCaller() throws Exception {
-    int limit = peers.serving().maxMessageBytes();
-    serve(
-        query("verbose"),
-        Handler.blocking(
-            (in, ctx) -> {
-              throw CallError.builder(ErrorCode.UNAVAILABLE, "The backend is down")
-                  .details(JSON.createObjectNode().put("dump", "d".repeat(limit + 1)))
-                  .build();
-            }));
-
-    CallError error = awaitFailure(calls.call(id("verbose"), null, timeout(WAIT)), PROMPTLY);
-
-    assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(error.getMessage()).startsWith("The backend is down");
-    assertThat(error.retryable()).isTrue();
-  }
-
-  @Test
-  public void anOversizedRawMessageOnARequestTopicDoesNotStopTheServer() throws Exception {
-    serve(query("echo"), Handler.blocking((in, ctx) -> in));
-    long before = server.stats().malformed();
-    byte[] huge = new byte[peers.calling().maxMessageBytes() + 1];
-    java.util.Arrays.fill(huge, (byte) ' ');
-
-    CompletableFuture<Integer> published =
-        peers.calling().publish(ProtocolTopics.request(id("echo")), huge);
-
-    try {
-      published.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      // The transport carried it: the server must have refused it.
-      eventually("the oversized message counted", () -> server.stats().malformed() > before);
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(CallError.class);
-      assertThat(((CallError) e.getCause()).code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      CallError error = awaitFailure(call, PROMPTLY);
+      assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(error.retryable()).isTrue();
+      assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(calls.stats().pending()).isZero();
     }
-    assertThat(await(calls.call(id("echo"), "after", timeout(WAIT))).data().asString())
-        .isEqualTo("after");
-  }
-
-  // ------------------------------------------------------------------ late responses, respond
-
-  @Test
-  public void lateAndUnknownResponsesAreDroppedAndCounted() throws Exception {
-    FakeServer fake = fakeServer("fake");
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("fake"), null, timeout(WAIT));
-    CallEvent.Requested request = fake.next();
-    long lateBefore = calls.stats().late();
-
-    fake.reply(request, respondedJson(request.requestId(), "first"));
-    assertThat(await(call).data().asString()).isEqualTo("first");
-    fake.reply(request, respondedJson(request.requestId(), "second"));
-    fake.reply(request, respondedJson(OperationContext.newRequestId(), "stranger"));
-
-    eventually("both late responses counted", () -> calls.stats().late() >= lateBefore + 2);
-    assertThat(call.join().data().asString()).isEqualTo("first");
-    assertNothingPending();
-  }
-
-  @Test
-  public void respondDeliversEnvelopesAndRefusesAnythingElse() throws Exception {
-    FakeServer fake = fakeServer("fake");
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("fake"), null, timeout(WAIT));
-    String requestId = fake.next().requestId();
-
-    assertThatThrownBy(() -> calls.respond(requestId, "a raw value"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> calls.respond(requestId, Map.of("data", 1)))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> calls.respond(requestId, null))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(
-            () ->
-                calls.respond(
-                    requestId, JSON.readTree("{\"data\": 1, \"meta\": {\"source\": \"local\"}}")))
-        .as("an envelope's shape with a broken meta")
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThat(call).isNotDone();
-
-    ResponseEnvelope<String> envelope = Envelopes.localEnvelope("done", id("fake"));
-    calls.respond(requestId, envelope);
-
-    ResponseEnvelope<JsonNode> result = await(call);
-    assertThat(result.data().asString()).isEqualTo("done");
-    assertThat(result.meta()).isEqualTo(envelope.meta());
-    assertNothingPending();
-  }
-
-  // ------------------------------------------------------------------ transport drop
-
-  @Test
-  public void droppingTheCallersConnectionFailsPendingCallsAtOnce() throws Exception {
-    CountDownLatch started = new CountDownLatch(1);
-    serve(query("slow"), blockingUntilCancelled(started, new CountDownLatch(1)));
-    serve(
-        stream("waiting"),
-        Handler.emitter(
-            (in, ctx, emitter) -> {
-              emitter.emit("first");
-              blockUntilCancelled(ctx);
-            }));
-    CompletableFuture<ResponseEnvelope<JsonNode>> call =
-        calls.call(id("slow"), null, timeout(Duration.ofMinutes(1)));
-    StreamRecorder recorder = recorder(Long.MAX_VALUE);
-    calls.subscribe(id("waiting"), null, CallOptions.defaults()).subscribe(recorder);
-    awaitLatch(started, "the handler started");
-    assertThat(recorder.next().data().asString()).isEqualTo("first");
-
-    dropCallingConnection(peers);
-
-    CallError error = awaitFailure(call, PROMPTLY);
-    assertThat(error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(error.retryable()).isTrue();
-    assertThat(recorder.awaitError().code()).isEqualTo(ErrorCode.UNAVAILABLE);
-    assertThat(calls.stats().pending()).isZero();
   }
 
   // ------------------------------------------------------------------ helpers

@@ -1,0 +1,940 @@
+package dev.alkdev.operations.testing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.pubsub.Message;
+import dev.alkdev.operations.pubsub.OverflowPolicy;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.SubscribeOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The delivery contract of the {@link PubSub} SPI, tested on the transport itself: every
+ * transport's tests extend this class and say how to open a client of the transport under test
+ * ({@link #connect()}). Where {@link TransportConformanceTest} checks the call protocol running on
+ * a transport, this checks what the protocol relies on underneath (docs/protocol.md, section 1):
+ * fan-out to every plain subscriber, exactly one member of each queue group, per-publisher order,
+ * one message at a time per subscription, both overflow policies, the size limit, receiver counts,
+ * closing a subscription and the transport, disconnect notification, handlers that throw, and
+ * several publishers and subscribers at once.
+ *
+ * <p>Each test opens its clients with {@link #connect()} (a remote transport: a new connection to
+ * the same broker; in-process: the one bus of the test, as often as asked), publishes on topics of
+ * its own ({@link #topic}) and closes every client when it ends. A publisher and its subscribers
+ * are on different clients wherever the transport could tell them apart, as they are in use. Every
+ * wait is bounded ({@link #WAIT}) and each test has a timeout, so a broken transport fails the
+ * suite rather than hangs it; nothing waits a fixed time to see whether something happens.
+ *
+ * <pre>{@code
+ * class InProcessPubSubTest extends PubSubContractTest {
+ *   private final InProcessPubSub bus = InProcessPubSub.create();
+ *
+ *   protected PubSub connect() {
+ *     return bus;
+ *   }
+ * }
+ * }</pre>
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class PubSubContractTest {
+  /** The longest any one wait of the suite takes before the test fails. */
+  protected static final Duration WAIT = Duration.ofSeconds(10);
+
+  /** What "at once" means: a disconnect reaches its listeners within this. */
+  protected static final Duration PROMPTLY = Duration.ofSeconds(3);
+
+  private final List<PubSub> clients = Collections.synchronizedList(new ArrayList<>());
+
+  // Topics of this test only, so that tests sharing a broker cannot hear each other.
+  private final String topicPrefix =
+      "pubsub-contract." + UUID.randomUUID().toString().substring(0, 8) + ".";
+
+  /** For subclasses: one per transport under test. */
+  protected PubSubContractTest() {}
+
+  // ------------------------------------------------------------------ hooks
+
+  /**
+   * Opens a client of the transport under test, connected to the bus every other client of this
+   * test reaches. A remote transport opens a new connection to the same broker (or hub) each time;
+   * the in-process transport returns the test's one instance. Clients that are distinct objects
+   * must be independent (closing one leaves the others connected). The suite closes every client it
+   * opened when the test ends, and a test may close one earlier.
+   */
+  protected abstract PubSub connect() throws Exception;
+
+  /**
+   * Waits until the subscriptions made and closed so far are in effect everywhere: the suite calls
+   * it after subscribing (before publishing what the subscription must receive) and after closing a
+   * subscription (before counting receivers). In-process subscriptions take effect at once, so the
+   * default does nothing; a transport whose subscriptions reach a broker asynchronously (NATS,
+   * Redis) waits here, for example by a round trip on each client it opened.
+   */
+  protected void awaitPropagation() throws Exception {}
+
+  /**
+   * Whether {@link PubSub#publish}'s count is exact: the number of subscriptions the message was
+   * handed to, every plain subscriber plus one per queue group. A transport that cannot count (a
+   * fire-and-forget publish) returns false; the tests of counts are then skipped, and the transport
+   * must report NO_RESPONDERS to callers some other way.
+   */
+  protected boolean countsReceivers() {
+    return true;
+  }
+
+  /**
+   * Whether a publish fails with RESOURCE_EXHAUSTED when a receiving subscription with the REJECT
+   * policy is full. True where the publisher sees the receiving buffers (in-process); a transport
+   * that delivers through a broker cannot tell its publisher, returns false, and must instead drop
+   * and count the message ({@link PubSub.Subscription#dropped()}), which the suite then checks.
+   */
+  protected boolean tellsPublisherOfRejection() {
+    return true;
+  }
+
+  /**
+   * Cuts {@code client} off the bus as a network failure would (close its socket, stop the broker)
+   * and keeps it cut off for the rest of the test, so that its {@link PubSub#onDisconnect} actions
+   * run and its publishes are refused. The default cannot, and skips the test that needs it.
+   */
+  protected void severConnection(PubSub client) throws Exception {
+    Assumptions.abort(
+        "the transport under test cannot provoke a disconnect: override severConnection");
+  }
+
+  // ------------------------------------------------------------------ fixture
+
+  @AfterEach
+  public void closeClients() {
+    List<PubSub> toClose;
+    synchronized (clients) {
+      toClose = new ArrayList<>(clients);
+      clients.clear();
+    }
+    Collections.reverse(toClose);
+    RuntimeException first = null;
+    for (PubSub client : toClose) {
+      try {
+        client.close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** A new client of the transport under test, closed when the test ends. */
+  protected final PubSub client() throws Exception {
+    PubSub client = Objects.requireNonNull(connect(), "connect() returned null");
+    clients.add(client);
+    return client;
+  }
+
+  /** A topic of this test's own, named after {@code name}. */
+  protected final String topic(String name) {
+    return topicPrefix + name;
+  }
+
+  // ------------------------------------------------------------------ fan-out
+
+  /** Every plain subscriber of a topic gets each of its messages, and nobody else does. */
+  @Nested
+  public class FanOut {
+    @Test
+    public void aMessageReachesEveryPlainSubscriberOfItsTopicOnly() throws Exception {
+      PubSub publisher = client();
+      String news = topic("news");
+      String sports = topic("sports");
+      List<Inbox> readers = List.of(new Inbox(), new Inbox(), new Inbox());
+      for (Inbox reader : readers) {
+        client().subscribe(news, SubscribeOptions.defaults(), reader);
+      }
+      Inbox other = new Inbox();
+      client().subscribe(sports, SubscribeOptions.defaults(), other);
+      awaitPropagation();
+
+      assertCount(publisher.publish(news, utf8("hello")), 3);
+
+      for (Inbox reader : readers) {
+        Message message = reader.next();
+        assertThat(message.topic()).isEqualTo(news);
+        assertThat(text(message)).isEqualTo("hello");
+      }
+      assertCount(publisher.publish(sports, utf8("goal")), 1);
+      // Same publisher, so "hello" would have reached this subscription before "goal".
+      assertThat(text(other.next())).as("the first message on the other topic").isEqualTo("goal");
+    }
+
+    @Test
+    public void anyBytesArriveUnchanged() throws Exception {
+      PubSub publisher = client();
+      String t = topic("bytes");
+      Inbox inbox = new Inbox();
+      client().subscribe(t, SubscribeOptions.defaults(), inbox);
+      awaitPropagation();
+      byte[] everyByte = new byte[512];
+      for (int i = 0; i < everyByte.length; i++) {
+        everyByte[i] = (byte) (i * 7); // not UTF-8: payloads are opaque to the transport
+      }
+
+      published(publisher.publish(t, everyByte.clone()));
+      published(publisher.publish(t, new byte[0]));
+
+      assertThat(inbox.next().payload()).isEqualTo(everyByte);
+      assertThat(inbox.next().payload()).as("an empty message").isEmpty();
+    }
+  }
+
+  // ------------------------------------------------------------------ queue groups
+
+  /** Each message reaches exactly one member of each queue group subscribed to its topic. */
+  @Nested
+  public class QueueGroups {
+    @Test
+    public void eachMessageReachesExactlyOneMemberOfAQueueGroup() throws Exception {
+      PubSub publisher = client();
+      String t = topic("jobs");
+      int total = 300;
+      Tally tally = new Tally(total);
+      List<Sequence> members = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        Sequence member = new Sequence(tally);
+        members.add(member);
+        client().subscribe(t, SubscribeOptions.queueGroup("workers"), member);
+      }
+      awaitPropagation();
+
+      for (int i = 0; i < total; i++) {
+        assertCount(publisher.publish(t, utf8("0:" + i)), 1);
+      }
+
+      tally.awaitAll("every job reached a worker");
+      assertThat(tally.deliveredMoreThanOnce()).as("jobs delivered twice").isEmpty();
+      assertThat(tally.deliveries()).isEqualTo(total);
+      assertThat(members).allSatisfy(m -> assertThat(m.problems).isEmpty());
+    }
+
+    @Test
+    public void twoQueueGroupsEachGetEveryMessageOnceBesidePlainSubscribers() throws Exception {
+      PubSub publisher = client();
+      String t = topic("orders");
+      int total = 200;
+      Tally billing = new Tally(total);
+      Tally shipping = new Tally(total);
+      List<Sequence> subscriptions = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Sequence biller = new Sequence(billing);
+        Sequence shipper = new Sequence(shipping);
+        subscriptions.add(biller);
+        subscriptions.add(shipper);
+        client().subscribe(t, SubscribeOptions.queueGroup("billing"), biller);
+        client().subscribe(t, SubscribeOptions.queueGroup("shipping"), shipper);
+      }
+      Tally audit = new Tally(total);
+      Sequence auditor = new Sequence(audit);
+      subscriptions.add(auditor);
+      client().subscribe(t, SubscribeOptions.defaults(), auditor);
+      awaitPropagation();
+
+      for (int i = 0; i < total; i++) {
+        assertCount(publisher.publish(t, utf8("0:" + i)), 3);
+      }
+
+      for (Tally tally : List.of(billing, shipping, audit)) {
+        tally.awaitAll("every order reached each group and the auditor");
+        assertThat(tally.deliveredMoreThanOnce()).as("orders delivered twice").isEmpty();
+        assertThat(tally.deliveries()).isEqualTo(total);
+      }
+      assertThat(auditor.received()).as("the plain subscriber got them all").isEqualTo(total);
+      assertThat(subscriptions).allSatisfy(s -> assertThat(s.problems).isEmpty());
+    }
+  }
+
+  // ------------------------------------------------------------------ order
+
+  /** One publisher's messages reach a subscription in order, handled one at a time. */
+  @Nested
+  public class Order {
+    @Test
+    public void eachPublishersMessagesArriveInOrderOneAtATimeUnderLoad() throws Exception {
+      String t = topic("ordered");
+      int publishers = 4;
+      int each = 2_500;
+      int total = publishers * each;
+      List<Sequence> subscribers = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Sequence subscriber = new Sequence(new Tally(total));
+        subscribers.add(subscriber);
+        client().subscribe(t, SubscribeOptions.defaults().withBufferSize(total), subscriber);
+      }
+      awaitPropagation();
+
+      publishAtOnce(t, publishers, each);
+
+      for (Sequence subscriber : subscribers) {
+        subscriber.tally.awaitAll("every message reached each subscriber");
+        assertThat(subscriber.problems).isEmpty();
+        assertThat(subscriber.received()).isEqualTo(total);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ overflow
+
+  /** A full buffer applies the subscription's overflow policy, and nothing arrives twice. */
+  @Nested
+  public class Overflow {
+    @Test
+    public void aFullBufferWithDropNewestDropsAndCounts() throws Exception {
+      PubSub publisher = client();
+      String t = topic("busy");
+      Gate gate = new Gate();
+      PubSub.Subscription subscription =
+          client()
+              .subscribe(
+                  t,
+                  SubscribeOptions.defaults()
+                      .withBufferSize(2)
+                      .withOverflow(OverflowPolicy.DROP_NEWEST),
+                  gate);
+      awaitPropagation();
+      CompletableFuture<Integer> first = publishElsewhere(publisher, t, "0");
+      gate.awaitEntered(); // "0" is being handled, so the buffer is empty again
+
+      for (int i = 1; i <= 4; i++) {
+        published(publisher.publish(t, utf8(String.valueOf(i))));
+      }
+
+      eventually("two messages dropped", () -> subscription.dropped() == 2);
+      gate.open();
+      published(first);
+      assertThat(gate.awaitHandled(3)).containsExactly("0", "1", "2");
+      published(publisher.publish(t, utf8("5")));
+      assertThat(gate.awaitHandled(4)).as("room again").containsExactly("0", "1", "2", "5");
+      assertThat(subscription.dropped()).isEqualTo(2);
+    }
+
+    @Test
+    public void aFullBufferWithRejectRefusesTheMessage() throws Exception {
+      PubSub publisher = client();
+      String t = topic("busy");
+      Gate gate = new Gate();
+      PubSub.Subscription subscription =
+          client()
+              .subscribe(
+                  t,
+                  SubscribeOptions.defaults().withBufferSize(2).withOverflow(OverflowPolicy.REJECT),
+                  gate);
+      awaitPropagation();
+      CompletableFuture<Integer> first = publishElsewhere(publisher, t, "0");
+      gate.awaitEntered();
+      published(publisher.publish(t, utf8("1")));
+      published(publisher.publish(t, utf8("2")));
+
+      CompletableFuture<Integer> third = publisher.publish(t, utf8("3"));
+
+      if (tellsPublisherOfRejection()) {
+        CallError error = failure(third);
+        assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+        assertThat(error.retryable()).as("room comes back as the subscriber catches up").isTrue();
+        assertThat(subscription.dropped()).as("the publisher was told instead").isZero();
+      } else {
+        published(third);
+        eventually("the refused message counted", () -> subscription.dropped() == 1);
+      }
+      gate.open();
+      published(first);
+      assertThat(gate.awaitHandled(3)).containsExactly("0", "1", "2");
+      published(publisher.publish(t, utf8("4")));
+      assertThat(gate.awaitHandled(4))
+          .as("the refused message never arrives, nothing arrives twice")
+          .containsExactly("0", "1", "2", "4");
+    }
+  }
+
+  // ------------------------------------------------------------------ size limit
+
+  /** {@link PubSub#maxMessageBytes()} is exact: that many bytes pass, one more is refused. */
+  @Nested
+  public class SizeLimit {
+    @Test
+    public void aMessageOfExactlyTheLimitPassesAndOneByteMoreIsRefused() throws Exception {
+      PubSub publisher = client();
+      int limit = publisher.maxMessageBytes();
+      assertThat(limit).isPositive();
+      String t = topic("sized");
+      Inbox inbox = new Inbox();
+      client().subscribe(t, SubscribeOptions.defaults(), inbox);
+      awaitPropagation();
+      byte[] largest = patterned(limit);
+
+      assertCount(publisher.publish(t, largest), 1);
+      CallError error = failure(publisher.publish(t, patterned(limit + 1)));
+      published(publisher.publish(t, utf8("after")));
+
+      assertThat(error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      assertThat(error.retryable()).as("the same message is as large next time").isFalse();
+      assertThat(error.getMessage())
+          .as("says what was wrong and what is allowed")
+          .contains(String.valueOf(limit + 1), String.valueOf(limit));
+      assertThat(inbox.next().payload()).isEqualTo(largest);
+      assertThat(text(inbox.next())).as("the oversized message was not sent").isEqualTo("after");
+    }
+  }
+
+  // ------------------------------------------------------------------ receiver counts
+
+  /** Publishing says how many subscriptions took the message (0: nobody listens). */
+  @Nested
+  public class ReceiverCounts {
+    @Test
+    public void nobodyListeningIsZeroReceivers() throws Exception {
+      assumeCounts();
+      assertCount(client().publish(topic("void"), utf8("anyone?")), 0);
+    }
+
+    @Test
+    public void theCountIsEveryPlainSubscriberAndOneMemberOfEachQueueGroup() throws Exception {
+      assumeCounts();
+      PubSub publisher = client();
+      String t = topic("counted");
+      Consumer<Message> ignore = m -> {};
+      PubSub.Subscription plainA = client().subscribe(t, SubscribeOptions.defaults(), ignore);
+      PubSub.Subscription plainB = client().subscribe(t, SubscribeOptions.defaults(), ignore);
+      List<PubSub.Subscription> workers = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        workers.add(client().subscribe(t, SubscribeOptions.queueGroup("workers"), ignore));
+      }
+      PubSub.Subscription archiver =
+          client().subscribe(t, SubscribeOptions.queueGroup("archivers"), ignore);
+      awaitPropagation();
+
+      assertCount(publisher.publish(t, utf8("1")), 4);
+      plainA.close();
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("2")), 3);
+      workers.get(0).close();
+      workers.get(1).close();
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("3")), 3);
+      archiver.close();
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("4")), 2);
+      workers.get(2).close();
+      plainB.close();
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("5")), 0);
+    }
+  }
+
+  // ------------------------------------------------------------------ closing
+
+  /** Closing a subscription or the transport ends delivery, and says so. */
+  @Nested
+  public class Closing {
+    @Test
+    public void aClosedSubscriptionReceivesNothingMoreAndItsTopicCanBeSubscribedAgain()
+        throws Exception {
+      PubSub publisher = client();
+      PubSub subscriber = client();
+      String t = topic("t");
+      Inbox first = new Inbox();
+      PubSub.Subscription subscription =
+          subscriber.subscribe(t, SubscribeOptions.defaults(), first);
+      Inbox witness = new Inbox();
+      client().subscribe(t, SubscribeOptions.defaults(), witness);
+      awaitPropagation();
+      assertThat(subscription.topic()).isEqualTo(t);
+      assertCount(publisher.publish(t, utf8("before")), 2);
+      assertThat(text(first.next())).isEqualTo("before");
+
+      subscription.close();
+      subscription.close(); // twice is harmless
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("lost")), 1);
+      Inbox second = new Inbox();
+      subscriber.subscribe(t, SubscribeOptions.defaults(), second);
+      awaitPropagation();
+      assertCount(publisher.publish(t, utf8("found")), 2);
+
+      assertThat(text(second.next())).isEqualTo("found");
+      assertThat(witness.texts(3)).containsExactly("before", "lost", "found");
+      assertThat(first.isEmpty()).as("nothing after close").isTrue();
+    }
+
+    @Test
+    public void closingTheTransportFailsLaterPublishesAndRunsDisconnectActionsOnce()
+        throws Exception {
+      PubSub client = client();
+      String t = topic("t");
+      AtomicInteger told = new AtomicInteger();
+      AtomicInteger removedListener = new AtomicInteger();
+      AtomicInteger alsoTold = new AtomicInteger();
+      client.onDisconnect(told::incrementAndGet);
+      Registration removed = client.onDisconnect(removedListener::incrementAndGet);
+      removed.remove();
+      client.onDisconnect(
+          () -> {
+            throw new IllegalStateException("a faulty listener");
+          });
+      client.onDisconnect(alsoTold::incrementAndGet);
+      Inbox inbox = new Inbox();
+      client.subscribe(t, SubscribeOptions.defaults(), inbox);
+      awaitPropagation();
+
+      client.close();
+      client.close();
+
+      assertThat(told).as("ran once, before close returned").hasValue(1);
+      assertThat(alsoTold).as("after a listener that threw").hasValue(1);
+      assertThat(removedListener).hasValue(0);
+      CallError late = failure(client.publish(t, utf8("late")));
+      assertThat(late.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThatThrownBy(() -> client.subscribe(t, SubscribeOptions.defaults(), inbox))
+          .isInstanceOfSatisfying(
+              CallError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+      AtomicInteger lateListener = new AtomicInteger();
+      client.onDisconnect(lateListener::incrementAndGet);
+      assertThat(lateListener).as("registered after close: runs at once").hasValue(1);
+      PubSub other = client();
+      if (other != client) {
+        // Separate connections: the closed client's subscription is gone from the bus too.
+        awaitPropagation();
+        assertCount(other.publish(t, utf8("after close")), 0);
+      }
+      assertThat(inbox.isEmpty()).isTrue();
+    }
+  }
+
+  // ------------------------------------------------------------------ disconnect
+
+  /** Losing the connection tells the disconnect listeners at once and refuses publishes. */
+  @Nested
+  public class Disconnect {
+    @Test
+    public void losingTheConnectionRunsDisconnectActionsAndRefusesPublishes() throws Exception {
+      PubSub client = client();
+      String t = topic("t");
+      CountDownLatch told = new CountDownLatch(1);
+      AtomicInteger removedListener = new AtomicInteger();
+      client.onDisconnect(told::countDown);
+      client.onDisconnect(removedListener::incrementAndGet).remove();
+      client.subscribe(t, SubscribeOptions.defaults(), m -> {});
+      awaitPropagation();
+
+      severConnection(client);
+
+      if (!told.await(PROMPTLY.toMillis(), TimeUnit.MILLISECONDS)) {
+        fail("the disconnect listener did not run within " + PROMPTLY);
+      }
+      assertThat(removedListener).hasValue(0);
+      CallError refused = failure(client.publish(t, utf8("during the outage")));
+      assertThat(refused.code())
+          .as("refused, not buffered to be delivered after the caller gave up")
+          .isEqualTo(ErrorCode.UNAVAILABLE);
+    }
+  }
+
+  // ------------------------------------------------------------------ handler failures
+
+  /** A handler that throws does not end its subscription. */
+  @Nested
+  public class HandlerFailures {
+    @Test
+    public void aHandlerThatThrowsDoesNotStopDelivery() throws Exception {
+      PubSub publisher = client();
+      String t = topic("fragile");
+      Inbox inbox = new Inbox();
+      client()
+          .subscribe(
+              t,
+              SubscribeOptions.defaults(),
+              message -> {
+                if (text(message).equals("bad")) {
+                  throw new IllegalStateException("cannot handle this one");
+                }
+                inbox.accept(message);
+              });
+      awaitPropagation();
+
+      published(publisher.publish(t, utf8("bad")));
+      published(publisher.publish(t, utf8("good")));
+      published(publisher.publish(t, utf8("also good")));
+
+      assertThat(inbox.texts(2)).containsExactly("good", "also good");
+    }
+  }
+
+  // ------------------------------------------------------------------ concurrency
+
+  /** Several publishers and subscribers at once: nothing lost, nothing twice, order kept. */
+  @Nested
+  public class Concurrency {
+    @Test
+    public void severalPublishersAndSubscribersAtOnceLoseNothingAndDuplicateNothing()
+        throws Exception {
+      String t = topic("busy");
+      int publishers = 4;
+      int each = 1_000;
+      int total = publishers * each;
+      SubscribeOptions roomy = SubscribeOptions.defaults().withBufferSize(total);
+      List<Sequence> subscriptions = new ArrayList<>();
+      List<Tally> plainTallies = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        Tally tally = new Tally(total);
+        plainTallies.add(tally);
+        Sequence subscriber = new Sequence(tally);
+        subscriptions.add(subscriber);
+        client().subscribe(t, roomy, subscriber);
+      }
+      Tally group = new Tally(total);
+      for (int i = 0; i < 3; i++) {
+        Sequence member = new Sequence(group);
+        subscriptions.add(member);
+        client().subscribe(t, SubscribeOptions.queueGroup("pool").withBufferSize(total), member);
+      }
+      awaitPropagation();
+
+      List<Integer> counts = publishAtOnce(t, publishers, each);
+
+      for (Tally tally : plainTallies) {
+        tally.awaitAll("every message reached each plain subscriber");
+        assertThat(tally.deliveries()).isEqualTo(total);
+      }
+      group.awaitAll("every message reached the queue group");
+      assertThat(group.deliveredMoreThanOnce()).as("delivered twice in the group").isEmpty();
+      assertThat(group.deliveries()).isEqualTo(total);
+      assertThat(subscriptions).allSatisfy(s -> assertThat(s.problems).isEmpty());
+      if (countsReceivers()) {
+        assertThat(counts).as("three plain subscribers and one group member").containsOnly(4);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /**
+   * Publishes {@code each} messages "p:i" from each of {@code publishers} clients at once, each
+   * client from a thread of its own, one message after another without waiting for the futures (as
+   * the call protocol publishes), and returns every publish's count once all completed.
+   */
+  private List<Integer> publishAtOnce(String topic, int publishers, int each) throws Exception {
+    List<PubSub> senders = new ArrayList<>();
+    for (int p = 0; p < publishers; p++) {
+      senders.add(client());
+    }
+    CountDownLatch start = new CountDownLatch(1);
+    List<CompletableFuture<List<CompletableFuture<Integer>>>> sending = new ArrayList<>();
+    for (int p = 0; p < publishers; p++) {
+      int publisher = p;
+      CompletableFuture<List<CompletableFuture<Integer>>> futures = new CompletableFuture<>();
+      sending.add(futures);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  awaitLatch(start, "the start");
+                  List<CompletableFuture<Integer>> sent = new ArrayList<>(each);
+                  for (int i = 0; i < each; i++) {
+                    sent.add(senders.get(publisher).publish(topic, utf8(publisher + ":" + i)));
+                  }
+                  futures.complete(sent);
+                } catch (Throwable e) {
+                  futures.completeExceptionally(e);
+                }
+              },
+              "contract-publisher-" + p);
+      thread.setDaemon(true);
+      thread.start();
+    }
+    start.countDown();
+    List<Integer> counts = new ArrayList<>();
+    for (CompletableFuture<List<CompletableFuture<Integer>>> futures : sending) {
+      for (CompletableFuture<Integer> future : await(futures)) {
+        counts.add(published(future));
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * Publishes from a thread of its own: an in-process transport may run an idle subscription's
+   * handler on the publisher's thread, and the tests that hold a handler must not hold themselves.
+   */
+  private static CompletableFuture<Integer> publishElsewhere(
+      PubSub publisher, String topic, String text) {
+    return CompletableFuture.supplyAsync(() -> publisher.publish(topic, utf8(text)))
+        .thenCompose(f -> f);
+  }
+
+  private void assumeCounts() {
+    Assumptions.assumeTrue(
+        countsReceivers(), "the transport under test does not count receivers (countsReceivers)");
+  }
+
+  /** Waits for a publish to succeed and checks its count, where the transport counts receivers. */
+  private void assertCount(CompletableFuture<Integer> publish, int expected) {
+    int count = published(publish);
+    if (countsReceivers()) {
+      assertThat(count).as("receivers of the message").isEqualTo(expected);
+    }
+  }
+
+  /** Waits for a publish to succeed, and returns its count. */
+  protected static int published(CompletableFuture<Integer> publish) {
+    return await(publish);
+  }
+
+  /** Waits for a future's value; fails the test if it fails or takes longer than {@link #WAIT}. */
+  protected static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      return fail("expected a value, got " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      return fail("no result within " + WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return fail("interrupted");
+    }
+  }
+
+  /** Waits for a future to fail with a {@link CallError}, and returns it. */
+  protected static CallError failure(CompletableFuture<?> future) {
+    try {
+      Object value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return fail("expected a CallError, got the value " + value);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CallError error) {
+        return error;
+      }
+      return fail("expected a CallError, got " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      return fail("the future did not fail within " + WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return fail("interrupted");
+    }
+  }
+
+  protected static void awaitLatch(CountDownLatch latch, String what) {
+    try {
+      if (!latch.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        fail("not within " + WAIT + ": " + what);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      fail("interrupted while waiting: " + what);
+    }
+  }
+
+  /** Polls {@code condition} until it holds, failing after {@link #WAIT}. */
+  protected static void eventually(String what, BooleanSupplier condition) {
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - end > 0) {
+        fail("not within " + WAIT + ": " + what);
+      }
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail("interrupted while waiting: " + what);
+      }
+    }
+  }
+
+  protected static byte[] utf8(String text) {
+    return text.getBytes(UTF_8);
+  }
+
+  protected static String text(Message message) {
+    return new String(message.payload(), UTF_8);
+  }
+
+  private static byte[] patterned(int size) {
+    byte[] bytes = new byte[size];
+    for (int i = 0; i < size; i++) {
+      bytes[i] = (byte) (i % 251);
+    }
+    return bytes;
+  }
+
+  /** Records messages for the test to read, waiting a bounded time for each. */
+  private static final class Inbox implements Consumer<Message> {
+    private final BlockingQueue<Message> messages = new LinkedBlockingQueue<>();
+
+    @Override
+    public void accept(Message message) {
+      messages.add(message);
+    }
+
+    Message next() throws InterruptedException {
+      Message message = messages.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      if (message == null) {
+        return fail("no message within " + WAIT);
+      }
+      return message;
+    }
+
+    List<String> texts(int count) throws InterruptedException {
+      List<String> texts = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        texts.add(text(next()));
+      }
+      return texts;
+    }
+
+    boolean isEmpty() {
+      return messages.isEmpty();
+    }
+  }
+
+  /**
+   * Counts deliveries of messages "p:i" across the subscriptions that share it (the members of a
+   * queue group, or one plain subscriber), and waits until every distinct message arrived.
+   */
+  private static final class Tally {
+    private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+    private final AtomicInteger deliveries = new AtomicInteger();
+    private final CountDownLatch distinct;
+
+    Tally(int expected) {
+      this.distinct = new CountDownLatch(expected);
+    }
+
+    void record(String text) {
+      deliveries.incrementAndGet();
+      if (seen.computeIfAbsent(text, k -> new AtomicInteger()).incrementAndGet() == 1) {
+        distinct.countDown();
+      }
+    }
+
+    void awaitAll(String what) {
+      awaitLatch(distinct, what);
+    }
+
+    int deliveries() {
+      return deliveries.get();
+    }
+
+    List<String> deliveredMoreThanOnce() {
+      return seen.entrySet().stream()
+          .filter(e -> e.getValue().get() > 1)
+          .map(Map.Entry::getKey)
+          .toList();
+    }
+  }
+
+  /**
+   * One subscription's handler for messages "p:i": checks that it is called one message at a time
+   * and that each publisher's messages come in order (gaps are allowed: a queue group's member sees
+   * a share), and records each delivery in a {@link Tally}.
+   */
+  private static final class Sequence implements Consumer<Message> {
+    final Tally tally;
+    final List<String> problems = new CopyOnWriteArrayList<>();
+    private final Map<Integer, Integer> lastSeen = new ConcurrentHashMap<>();
+    private final AtomicInteger inHandler = new AtomicInteger();
+    private final AtomicInteger received = new AtomicInteger();
+
+    Sequence(Tally tally) {
+      this.tally = tally;
+    }
+
+    @Override
+    public void accept(Message message) {
+      if (inHandler.incrementAndGet() != 1) {
+        problems.add("two messages handled at once");
+      }
+      try {
+        String text = text(message);
+        String[] parts = text.split(":");
+        int publisher = Integer.parseInt(parts[0]);
+        int sequence = Integer.parseInt(parts[1]);
+        Integer previous = lastSeen.put(publisher, sequence);
+        if (previous != null && sequence <= previous) {
+          problems.add("publisher " + publisher + ": " + previous + " then " + sequence);
+        }
+        received.incrementAndGet();
+        tally.record(text);
+      } finally {
+        inHandler.decrementAndGet();
+      }
+    }
+
+    int received() {
+      return received.get();
+    }
+  }
+
+  /** A handler that holds its first message until opened, so the buffer behind it fills. */
+  private static final class Gate implements Consumer<Message> {
+    private final CountDownLatch entered = new CountDownLatch(1);
+    private final CountDownLatch opened = new CountDownLatch(1);
+    private final List<String> handled = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void accept(Message message) {
+      entered.countDown();
+      try {
+        if (!opened.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new IllegalStateException("the gate was never opened");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      handled.add(text(message));
+    }
+
+    void awaitEntered() {
+      awaitLatch(entered, "the handler took the first message");
+    }
+
+    void open() {
+      opened.countDown();
+    }
+
+    /** Waits until {@code count} messages were handled, then returns all handled so far. */
+    List<String> awaitHandled(int count) {
+      eventually(count + " messages handled", () -> handled.size() >= count);
+      return List.copyOf(handled);
+    }
+  }
+}
