@@ -35,6 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class SseWriter implements Flushable, Closeable {
   private static final int BUFFER_BYTES = 8192;
+  private static final int CHUNK_CHARS = 2048;
   private static final byte[] DATA = ascii("data: ");
   private static final byte[] EVENT = ascii("event: ");
   private static final byte[] ID = ascii("id: ");
@@ -44,6 +45,7 @@ public final class SseWriter implements Flushable, Closeable {
   private final OutputStream out;
   private final ReentrantLock lock = new ReentrantLock();
   private final byte[] buffer = new byte[BUFFER_BYTES];
+  private final char[] chars = new char[CHUNK_CHARS];
   private int length;
   private boolean closed;
 
@@ -87,12 +89,12 @@ public final class SseWriter implements Flushable, Closeable {
       checkOpen();
       if (!type.equals(SseEvent.DEFAULT_TYPE)) {
         putBytes(EVENT);
-        putLine(type, 0);
+        putText(type, 0, type.length());
         putByte('\n');
       }
       if (id != null) {
         putBytes(ID);
-        putLine(id, 0);
+        putText(id, 0, id.length());
         putByte('\n');
       }
       if (retry >= 0) {
@@ -189,11 +191,28 @@ public final class SseWriter implements Flushable, Closeable {
 
   // Each line of text (split on CR, LF, CRLF) as prefix + line + LF; empty text is one empty line.
   private void putLines(byte[] prefix, String text) {
-    int start = 0;
     int end = text.length();
+    int start = 0;
+    // The next CR and LF at or after start (-1: none left); indexOf is vectorised, and each is
+    // searched again only once passed, so the whole text is scanned once.
+    int nextLf = text.indexOf('\n');
+    int nextCr = text.indexOf('\r');
     while (true) {
+      if (nextLf >= 0 && nextLf < start) {
+        nextLf = text.indexOf('\n', start);
+      }
+      if (nextCr >= 0 && nextCr < start) {
+        nextCr = text.indexOf('\r', start);
+      }
+      int stop = end;
+      if (nextLf >= 0) {
+        stop = nextLf;
+      }
+      if (nextCr >= 0 && nextCr < stop) {
+        stop = nextCr;
+      }
       putBytes(prefix);
-      int stop = putLine(text, start);
+      putText(text, start, stop);
       putByte('\n');
       if (stop == end) {
         return;
@@ -205,36 +224,58 @@ public final class SseWriter implements Flushable, Closeable {
     }
   }
 
-  /**
-   * Encodes {@code text} from {@code start} as UTF-8 up to the first CR or LF (or the end); returns
-   * where it stopped.
-   */
-  private int putLine(String text, int start) {
-    int end = text.length();
-    int i = start;
-    while (i < end) {
-      if (length > BUFFER_BYTES - 4) {
-        drain();
+  /** Encodes {@code text} from {@code from} to {@code to} (no line ends in it) as UTF-8. */
+  @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): see the ASCII case
+  private void putText(String text, int from, int to) {
+    int i = from;
+    while (i < to) {
+      // Bulk-copy the chars first: a loop over a char[] is much faster than charAt per char.
+      int n = Math.min(to - i, chars.length);
+      text.getChars(i, i + n, chars, 0);
+      int j = 0;
+      while (j < n) {
+        if (BUFFER_BYTES - length < 4) {
+          drain();
+        }
+        int limit = Math.min(n, j + (BUFFER_BYTES - length));
+        byte[] bytes = buffer;
+        int at = length;
+        if (isAscii(chars, j, limit)) {
+          // The common case. Every char is ASCII, so its low byte is its UTF-8 encoding, and
+          // String.getBytes copies those (an array copy for a Latin-1 string).
+          text.getBytes(i + j, i + limit, bytes, at);
+          length = at + (limit - j);
+          j = limit;
+          continue;
+        }
+        // Up to the first non-ASCII char, one byte per char.
+        while (j < limit) {
+          char c = chars[j];
+          if (c >= 0x80) {
+            break;
+          }
+          bytes[at++] = (byte) c;
+          j++;
+        }
+        length = at;
+        if (j < limit) {
+          if (BUFFER_BYTES - length < 4) {
+            drain();
+          }
+          // May take two chars (a surrogate pair), the second beyond this chunk: j may pass n.
+          j = putNonAscii(text, i + j, to) - i;
+        }
       }
-      // ASCII, the common case: one byte per char, as long as the buffer has room.
-      int room = Math.min(end, i + (BUFFER_BYTES - length));
-      char c = 0;
-      while (i < room && (c = text.charAt(i)) < 0x80 && c != '\n' && c != '\r') {
-        buffer[length++] = (byte) c;
-        i++;
-      }
-      if (i == room) {
-        continue;
-      }
-      if (c == '\n' || c == '\r') {
-        return i;
-      }
-      if (length > BUFFER_BYTES - 4) {
-        drain();
-      }
-      i = putNonAscii(text, i, end);
+      i += j;
     }
-    return end;
+  }
+
+  private static boolean isAscii(char[] chars, int from, int to) {
+    int bits = 0;
+    for (int k = from; k < to; k++) {
+      bits |= chars[k];
+    }
+    return bits < 0x80;
   }
 
   private int putNonAscii(String text, int i, int end) {

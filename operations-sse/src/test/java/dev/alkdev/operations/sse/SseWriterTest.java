@@ -107,6 +107,16 @@ class SseWriterTest {
   }
 
   @Test
+  void multiByteCharactersAcrossEveryInternalBoundaryReadBack() {
+    // Shifting the start by 0..5 chars puts a surrogate pair, and 2- and 3-byte characters, across
+    // each of the writer's internal boundaries (its char chunk and its byte buffer) somewhere.
+    for (int shift = 0; shift < 6; shift++) {
+      String data = "a".repeat(shift) + "\uD83D\uDE80\u00e9\u65e5".repeat(4000);
+      assertThat(roundTrip(SseEvent.message(data))).containsExactly(SseEvent.message(data));
+    }
+  }
+
+  @Test
   void commentsAreIgnoredByTheParserEvenWithLineEnds() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (SseWriter writer = SseWriter.to(bytes)) {
