@@ -233,6 +233,9 @@ public final class SseWriter implements Flushable, Closeable {
       int n = Math.min(to - i, chars.length);
       text.getChars(i, i + n, chars, 0);
       int j = 0;
+      // Once a chunk turned out to hold non-ASCII chars it is not checked again, or text with
+      // many of them (CJK, say) would cost a pass over the rest of the chunk per char.
+      boolean mixed = false;
       while (j < n) {
         if (BUFFER_BYTES - length < 4) {
           drain();
@@ -240,7 +243,7 @@ public final class SseWriter implements Flushable, Closeable {
         int limit = Math.min(n, j + (BUFFER_BYTES - length));
         byte[] bytes = buffer;
         int at = length;
-        if (isAscii(chars, j, limit)) {
+        if (!mixed && isAscii(chars, j, limit)) {
           // The common case. Every char is ASCII, so its low byte is its UTF-8 encoding, and
           // String.getBytes copies those (an array copy for a Latin-1 string).
           text.getBytes(i + j, i + limit, bytes, at);
@@ -248,6 +251,7 @@ public final class SseWriter implements Flushable, Closeable {
           j = limit;
           continue;
         }
+        mixed = true;
         // Up to the first non-ASCII char, one byte per char.
         while (j < limit) {
           char c = chars[j];
