@@ -10,7 +10,7 @@ module dev.alkdev.operations.mcp {
   requires io.modelcontextprotocol.sdk.mcp.json.jackson3;
   requires reactor.core;
   requires org.reactivestreams;
-  requires dev.alkdev.operations.openapi;
+  requires dev.alkdev.operations.sse;
   requires org.eclipse.jetty.client;
   requires org.slf4j;
 

@@ -1,16 +1,17 @@
 /**
  * operations for Java, OpenAPI adapter: operations from OpenAPI documents over the JDK HttpClient,
- * and Server-Sent-Events streams as subscriptions. Packages named {@code internal} are not API.
+ * and Server-Sent-Events streams (read with {@code dev.alkdev.operations.sse}) as subscriptions.
+ * Packages named {@code internal} are not API.
  */
 module dev.alkdev.operations.openapi {
   requires transitive dev.alkdev.operations.core;
+  requires dev.alkdev.operations.sse;
   requires transitive java.net.http;
   requires tools.jackson.databind;
   requires tools.jackson.dataformat.yaml;
   requires org.slf4j;
 
   exports dev.alkdev.operations.openapi;
-  exports dev.alkdev.operations.openapi.sse;
 
   provides dev.alkdev.operations.source.SourceFactory with
       dev.alkdev.operations.openapi.internal.OpenApiSourceFactory;

@@ -1,7 +1,7 @@
 package dev.alkdev.operations.benchmarks;
 
-import dev.alkdev.operations.openapi.sse.SseLimits;
-import dev.alkdev.operations.openapi.sse.SseParser;
+import dev.alkdev.operations.sse.SseLimits;
+import dev.alkdev.operations.sse.SseParser;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

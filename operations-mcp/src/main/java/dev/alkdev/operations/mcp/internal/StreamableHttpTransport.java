@@ -2,8 +2,8 @@ package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.mcp.McpClientConfig;
-import dev.alkdev.operations.openapi.sse.SseLimits;
-import dev.alkdev.operations.openapi.sse.SseParser;
+import dev.alkdev.operations.sse.SseLimits;
+import dev.alkdev.operations.sse.SseParser;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;

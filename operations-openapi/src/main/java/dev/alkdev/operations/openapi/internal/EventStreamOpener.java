@@ -8,7 +8,7 @@ import java.util.concurrent.Flow;
 /**
  * The seam between SUBSCRIPTION operations ({@code text/event-stream} responses) and the SSE
  * client: the handler builds the request exactly as for other operations and hands it here. {@code
- * FromOpenApi} connects it to {@code dev.alkdev.operations.openapi.sse.SseEnvelopes}.
+ * FromOpenApi} connects it to {@code dev.alkdev.operations.sse.SseEnvelopes}.
  */
 @FunctionalInterface
 public interface EventStreamOpener {

@@ -1,4 +1,4 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,12 +1,12 @@
-package dev.alkdev.operations.openapi.sse.internal;
+package dev.alkdev.operations.sse.internal;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.Registration;
-import dev.alkdev.operations.openapi.sse.SseEvent;
-import dev.alkdev.operations.openapi.sse.SseOptions;
-import dev.alkdev.operations.openapi.sse.SseParser;
+import dev.alkdev.operations.sse.SseEvent;
+import dev.alkdev.operations.sse.SseOptions;
+import dev.alkdev.operations.sse.SseParser;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodySubscriber;

@@ -1,11 +1,11 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.HttpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.envelope.SseEventMeta;
-import dev.alkdev.operations.openapi.sse.internal.SseStream;
+import dev.alkdev.operations.sse.internal.SseStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.ResponseInfo;

@@ -1,5 +1,6 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -31,5 +32,23 @@ public record SseEvent(String type, String data, Optional<String> id, OptionalLo
   /** A {@code message} event with just data. */
   public static SseEvent message(String data) {
     return new SseEvent(DEFAULT_TYPE, data, Optional.empty(), OptionalLong.empty());
+  }
+
+  /** This event with type {@code type} (empty means {@code message}). */
+  public SseEvent withType(String type) {
+    return new SseEvent(type, data, id, retry);
+  }
+
+  /** This event with id {@code id}, for a server to write ({@link SseWriter}). */
+  public SseEvent withId(String id) {
+    return new SseEvent(type, data, Optional.of(id), retry);
+  }
+
+  /** This event with the reconnection delay {@code retry}, for a server to write. */
+  public SseEvent withRetry(Duration retry) {
+    if (retry.isNegative()) {
+      throw new IllegalArgumentException("an SSE retry must not be negative, was " + retry);
+    }
+    return new SseEvent(type, data, id, OptionalLong.of(retry.toMillis()));
   }
 }

@@ -1,6 +1,6 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
-import dev.alkdev.operations.openapi.sse.internal.SseStream;
+import dev.alkdev.operations.sse.internal.SseStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.util.concurrent.Flow;

@@ -1,4 +1,4 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
 /**
  * Bounds on what one SSE stream may make the parser buffer, so a server cannot exhaust memory.

@@ -1,4 +1,4 @@
-package dev.alkdev.operations.openapi.sse;
+package dev.alkdev.operations.sse;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
