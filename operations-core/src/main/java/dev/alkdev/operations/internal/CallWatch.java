@@ -1,0 +1,123 @@
+package dev.alkdev.operations.internal;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.Cancellation;
+import dev.alkdev.operations.Deadline;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Registration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Ties work to a call's deadline and cancellation signal: the one place that arms the deadline
+ * timer and the cancellation listener, reports once why the work must stop, and releases both when
+ * the work ends first, so a long-lived signal or the timer never collects finished calls.
+ *
+ * <p>The reason is reported on the thread that cancelled the signal, or, for the deadline, on the
+ * {@link Scheduler}'s task threads, never on the timer thread itself.
+ */
+public final class CallWatch implements Registration {
+  private final Consumer<CallError> onEnd;
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile Scheduler.Timer timer;
+  private volatile Registration listener;
+
+  private CallWatch(Consumer<CallError> onEnd) {
+    this.onEnd = onEnd;
+  }
+
+  /**
+   * Calls {@code onEnd} once, with the signal's reason when it is cancelled or a DEADLINE_EXCEEDED
+   * error with {@code deadlineMessage} when the deadline passes (at once if it already has).
+   * Removing the returned registration before then disarms both; removing it later does nothing.
+   */
+  public static Registration watch(
+      Optional<Deadline> deadline,
+      Optional<Cancellation> cancellation,
+      String deadlineMessage,
+      Consumer<CallError> onEnd) {
+    Objects.requireNonNull(deadlineMessage, "deadlineMessage");
+    CallWatch watch = new CallWatch(Objects.requireNonNull(onEnd, "onEnd"));
+    if (cancellation.isPresent()) {
+      Cancellation signal = cancellation.get();
+      watch.listener =
+          signal.onCancel(
+              () ->
+                  watch.end(
+                      signal
+                          .reason()
+                          .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "Cancelled"))));
+    }
+    if (deadline.isPresent() && !watch.ended.get()) {
+      long nanos = deadline.get().remaining().toNanos();
+      Runnable expire = () -> watch.end(CallError.of(ErrorCode.DEADLINE_EXCEEDED, deadlineMessage));
+      if (nanos <= 0) {
+        expire.run();
+      } else {
+        watch.timer = Scheduler.schedule(expire, nanos);
+      }
+    }
+    if (watch.ended.get()) {
+      watch.release(); // it ended while being armed, before its timer or listener was stored
+    }
+    return watch;
+  }
+
+  /**
+   * A future that completes as {@code work} does, unless the signal is cancelled or the deadline
+   * passes first: then it fails with the reason and {@code work} is cancelled. However it ends, the
+   * timer and the listener are released and unfinished work is cancelled.
+   */
+  public static <T> CompletableFuture<T> bind(
+      CompletableFuture<T> work,
+      Optional<Deadline> deadline,
+      Cancellation cancellation,
+      String deadlineMessage) {
+    Objects.requireNonNull(work, "work");
+    CompletableFuture<T> bound = new CompletableFuture<>();
+    Registration watch =
+        watch(deadline, Optional.of(cancellation), deadlineMessage, bound::completeExceptionally);
+    bound.whenComplete(
+        (value, error) -> {
+          watch.remove();
+          work.cancel(true); // does nothing to work that is done
+        });
+    work.whenComplete(
+        (value, error) -> {
+          if (error == null) {
+            bound.complete(value);
+          } else {
+            bound.completeExceptionally(error);
+          }
+        });
+    return bound;
+  }
+
+  private void end(CallError why) {
+    if (ended.compareAndSet(false, true)) {
+      release();
+      onEnd.accept(why);
+    }
+  }
+
+  @Override
+  public void remove() {
+    if (ended.compareAndSet(false, true)) {
+      release();
+    }
+  }
+
+  private void release() {
+    Scheduler.Timer t = timer;
+    if (t != null) {
+      t.cancel();
+    }
+    Registration l = listener;
+    if (l != null) {
+      l.remove();
+    }
+  }
+}
