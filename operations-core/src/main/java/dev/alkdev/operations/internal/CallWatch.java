@@ -8,7 +8,7 @@ import dev.alkdev.operations.Registration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 /**
@@ -20,8 +20,12 @@ import java.util.function.Consumer;
  * {@link Scheduler}'s task threads, never on the timer thread itself.
  */
 public final class CallWatch implements Registration {
+  /** Sets {@link #ended} once; a field updater, not an AtomicBoolean: one object less per call. */
+  private static final AtomicIntegerFieldUpdater<CallWatch> ENDED =
+      AtomicIntegerFieldUpdater.newUpdater(CallWatch.class, "ended");
+
   private final Consumer<CallError> onEnd;
-  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile int ended;
   private volatile Scheduler.Timer timer;
   private volatile Registration listener;
 
@@ -51,7 +55,7 @@ public final class CallWatch implements Registration {
                           .reason()
                           .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "Cancelled"))));
     }
-    if (deadline.isPresent() && !watch.ended.get()) {
+    if (deadline.isPresent() && watch.ended == 0) {
       long nanos = deadline.get().remaining().toNanos();
       Runnable expire = () -> watch.end(CallError.of(ErrorCode.DEADLINE_EXCEEDED, deadlineMessage));
       if (nanos <= 0) {
@@ -60,7 +64,7 @@ public final class CallWatch implements Registration {
         watch.timer = Scheduler.schedule(expire, nanos);
       }
     }
-    if (watch.ended.get()) {
+    if (watch.ended != 0) {
       watch.release(); // it ended while being armed, before its timer or listener was stored
     }
     return watch;
@@ -97,7 +101,7 @@ public final class CallWatch implements Registration {
   }
 
   private void end(CallError why) {
-    if (ended.compareAndSet(false, true)) {
+    if (ENDED.compareAndSet(this, 0, 1)) {
       release();
       onEnd.accept(why);
     }
@@ -105,7 +109,7 @@ public final class CallWatch implements Registration {
 
   @Override
   public void remove() {
-    if (ended.compareAndSet(false, true)) {
+    if (ENDED.compareAndSet(this, 0, 1)) {
       release();
     }
   }
