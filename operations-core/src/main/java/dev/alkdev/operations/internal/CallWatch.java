@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -72,8 +73,8 @@ public final class CallWatch implements Registration {
 
   /**
    * A future that completes as {@code work} does, unless the signal is cancelled or the deadline
-   * passes first: then it fails with the reason and {@code work} is cancelled. However it ends, the
-   * timer and the listener are released and unfinished work is cancelled.
+   * passes first: then {@code work} is cancelled, and the future fails with the reason once it is.
+   * However it ends, the timer and the listener are released and unfinished work is cancelled.
    */
   public static <T> CompletableFuture<T> bind(
       CompletableFuture<T> work,
@@ -82,8 +83,18 @@ public final class CallWatch implements Registration {
       String deadlineMessage) {
     Objects.requireNonNull(work, "work");
     CompletableFuture<T> bound = new CompletableFuture<>();
+    AtomicReference<CallError> ended = new AtomicReference<>();
     Registration watch =
-        watch(deadline, Optional.of(cancellation), deadlineMessage, bound::completeExceptionally);
+        watch(
+            deadline,
+            Optional.of(cancellation),
+            deadlineMessage,
+            why -> {
+              ended.set(why);
+              // Released before anyone hears of the failure; the work's own end reports `why`.
+              work.cancel(true);
+              bound.completeExceptionally(why);
+            });
     bound.whenComplete(
         (value, error) -> {
           watch.remove();
@@ -94,7 +105,8 @@ public final class CallWatch implements Registration {
           if (error == null) {
             bound.complete(value);
           } else {
-            bound.completeExceptionally(error);
+            CallError why = ended.get();
+            bound.completeExceptionally(why != null ? why : error);
           }
         });
     return bound;
