@@ -2,9 +2,15 @@ package dev.alkdev.operations;
 
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -76,6 +82,49 @@ public final class CallError extends RuntimeException {
     if (!errors.isEmpty()) {
       throw invalid(what, errors);
     }
+  }
+
+  /**
+   * The {@link CallError} a failure stands for: the first {@code CallError} in its cause chain
+   * (wherever it sits: under a {@link CompletionException}, an {@link ExecutionException}, or a
+   * library's own wrapper), else a new one with the {@code fallback} code and {@code message} that
+   * keeps the failure as its local cause. The message is what crosses the wire, so it should say
+   * what failed without quoting the cause.
+   */
+  public static CallError from(Throwable failure, ErrorCode fallback, String message) {
+    Objects.requireNonNull(fallback, "fallback");
+    Objects.requireNonNull(message, "message");
+    return from(failure, cause -> of(fallback, message, cause));
+  }
+
+  /**
+   * Like {@link #from(Throwable, ErrorCode, String)}, for a site that maps some failures itself:
+   * when the chain holds no {@code CallError}, {@code fallback} gets the failure without its {@link
+   * CompletionException} and {@link ExecutionException} wrappers (an {@code IOException}, say) and
+   * says what it means.
+   */
+  public static CallError from(Throwable failure, Function<Throwable, CallError> fallback) {
+    Objects.requireNonNull(failure, "failure");
+    Objects.requireNonNull(fallback, "fallback");
+    Throwable unwrapped = null;
+    // A cause chain can loop (initCause only refuses a throwable as its own cause).
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof CallError callError) {
+        return callError;
+      }
+      if (unwrapped == null && !isWrapper(t)) {
+        unwrapped = t;
+      }
+    }
+    return Objects.requireNonNull(
+        fallback.apply(unwrapped != null ? unwrapped : failure), "the fallback's CallError");
+  }
+
+  /** The futures' wrappers that say only "the work failed", around the failure itself. */
+  private static boolean isWrapper(Throwable t) {
+    return (t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null;
   }
 
   public static Builder builder(ErrorCode code, String message) {

@@ -1,9 +1,11 @@
 package dev.alkdev.operations;
 
+import dev.alkdev.operations.internal.CallWatch;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -112,28 +114,54 @@ public final class OperationContext {
   }
 
   /**
+   * Throws if the call should not go on: the cancellation's reason (code CANCELLED, or
+   * DEADLINE_EXCEEDED if a deadline cancelled it) when it was cancelled, else DEADLINE_EXCEEDED
+   * when its deadline has passed. For work about to start, or between steps.
+   */
+  public void throwIfDone() {
+    Optional<CallError> reason = cancellation.reason();
+    if (reason.isPresent()) {
+      throw reason.get();
+    }
+    if (deadline != null && deadline.isExpired()) {
+      throw CallError.of(ErrorCode.DEADLINE_EXCEEDED, "The call's deadline has passed");
+    }
+  }
+
+  /**
+   * Ties {@code work} to this call. The future returned completes as {@code work} does, unless the
+   * call is cancelled (it fails with the cancellation's reason) or its deadline passes (it fails
+   * with DEADLINE_EXCEEDED) first; then {@code work} is cancelled, which stops the exchange of an
+   * {@code HttpClient.sendAsync} future, say. When the future ends first, its deadline timer and
+   * cancellation listener are released at once. A deadline never completes it on the timer thread,
+   * so continuations chained to it cannot hold up other calls' deadlines.
+   */
+  public <T> CompletableFuture<T> bind(CompletableFuture<T> work) {
+    return CallWatch.bind(work, deadline(), cancellation, "The call's deadline has passed");
+  }
+
+  /**
    * The context of a call this call makes: a fresh request id, this request as its parent, the same
    * identity and deadline, and a child signal (cancelled with this one).
    */
   public OperationContext child() {
-    return builder()
-        .parentRequestId(requestId())
-        .identity(identity)
-        .deadline(deadline)
-        .cancellation(cancellation.child())
-        .envBinder(envBinder)
-        .build();
+    Builder builder = builder().parentRequestId(requestId()).cancellation(cancellation.child());
+    builder.identity = identity;
+    builder.deadline = deadline;
+    builder.envBinder = envBinder;
+    return builder.build();
   }
 
+  /** A builder holding everything this context holds; what it does not hold stays unset. */
   public Builder toBuilder() {
     Builder builder = builder();
     builder.requestId = requestId; // shared, so a copy drawn later still has the same id
-    return builder
-        .parentRequestId(parentRequestId)
-        .identity(identity)
-        .deadline(deadline)
-        .cancellation(cancellation)
-        .envBinder(envBinder);
+    builder.parentRequestId = parentRequestId;
+    builder.identity = identity;
+    builder.deadline = deadline;
+    builder.cancellation = cancellation;
+    builder.envBinder = envBinder;
+    return builder;
   }
 
   @Override
@@ -148,7 +176,10 @@ public final class OperationContext {
         + "]";
   }
 
-  /** Builds an {@link OperationContext}. */
+  /**
+   * Builds an {@link OperationContext}. What is optional (the parent request, the deadline, the env
+   * binder) is absent when its setter is not called; no setter accepts {@code null}.
+   */
   public static final class Builder {
     private LazyRequestId requestId;
     private String parentRequestId;
@@ -168,9 +199,11 @@ public final class OperationContext {
       return this;
     }
 
-    /** The request that made this call; {@code null} for none (builders accept absence). */
+    /** The request that made this call; unset for a call nothing else made. */
     public Builder parentRequestId(String parentRequestId) {
-      this.parentRequestId = parentRequestId;
+      this.parentRequestId =
+          Objects.requireNonNull(
+              parentRequestId, "parentRequestId (leave it unset for a call without a parent)");
       return this;
     }
 
@@ -179,9 +212,10 @@ public final class OperationContext {
       return this;
     }
 
-    /** By when the call must finish; {@code null} for no deadline. */
+    /** By when the call must finish; unset for no deadline. */
     public Builder deadline(Deadline deadline) {
-      this.deadline = deadline;
+      this.deadline =
+          Objects.requireNonNull(deadline, "deadline (leave it unset for a call without one)");
       return this;
     }
 
@@ -196,10 +230,11 @@ public final class OperationContext {
 
     /**
      * How the context finds its {@link OperationContext#env()}: registries and transports set it so
-     * that handlers can make nested calls; {@code null} for none.
+     * that handlers can make nested calls. Unset, the env's calls fail with OPERATION_NOT_FOUND.
      */
     public Builder envBinder(Function<OperationContext, OperationEnv> envBinder) {
-      this.envBinder = envBinder;
+      this.envBinder =
+          Objects.requireNonNull(envBinder, "envBinder (leave it unset for an unbound env)");
       return this;
     }
 

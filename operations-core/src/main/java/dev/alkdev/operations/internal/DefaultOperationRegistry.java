@@ -25,10 +25,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
@@ -231,7 +229,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
             operationId + " is a SUBSCRIPTION: call subscribe() instead of execute()");
       }
       JsonNode in = validInput(spec, input);
-      failIfDone(context);
+      context.throwIfDone();
       return run(spec, entry.handler(), in, context);
     } catch (CallError e) {
       return CompletableFuture.failedFuture(e);
@@ -243,8 +241,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     Cancellation callSignal = context.cancellation().child();
     OperationContext handlerContext = handlerContext(context, callSignal);
     CompletableFuture<ResponseEnvelope<JsonNode>> result = new CompletableFuture<>();
-    List<Registration> cleanup = new ArrayList<>(3);
-    Scheduler.Timer timer = armDeadline(context, callSignal);
+    Registration interrupt = null;
 
     switch (handler.kind()) {
       case BLOCKING -> {
@@ -263,15 +260,12 @@ public final class DefaultOperationRegistry implements OperationRegistry {
                   });
         } catch (RejectedExecutionException e) {
           callSignal.cancel(CallError.of(ErrorCode.CANCELLED, "not started"));
-          if (timer != null) {
-            timer.cancel();
-          }
           return CompletableFuture.failedFuture(
               CallError.of(
                   ErrorCode.RESOURCE_EXHAUSTED,
                   "No handler thread available for " + spec.id() + "; try again later"));
         }
-        cleanup.add(callSignal.onCancel(() -> task.cancel(true)));
+        interrupt = callSignal.onCancel(() -> task.cancel(true));
       }
       case ASYNC -> {
         AsyncOperationHandler async = (AsyncOperationHandler) handler.function();
@@ -296,15 +290,24 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       }
       default -> throw new IllegalStateException("not a unary handler: " + handler.kind());
     }
-    // Cancellation or the deadline fails the call at once, whatever the handler does.
-    cleanup.add(
-        callSignal.onCancel(() -> result.completeExceptionally(callSignal.reason().orElseThrow())));
+    // Cancellation or the deadline fails the call at once, whatever the handler does; the deadline
+    // also cancels the call's signal, so the handler and the calls it made stop too.
+    Registration watch =
+        CallWatch.watch(
+            context.deadline(),
+            Optional.of(callSignal),
+            "The call passed its deadline",
+            why -> {
+              callSignal.cancel(why);
+              result.completeExceptionally(why);
+            });
+    Registration interruptOnCancel = interrupt;
     result.whenComplete(
         (value, error) -> {
-          if (timer != null) {
-            timer.cancel();
+          watch.remove();
+          if (interruptOnCancel != null) {
+            interruptOnCancel.remove();
           }
-          cleanup.forEach(Registration::remove);
           // The call is over: calls it started and left running end with it.
           callSignal.cancel(CALL_COMPLETED);
         });
@@ -334,7 +337,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
               operationId + " is a " + spec.type() + ": call execute() instead of subscribe()");
         }
         in = validInput(spec, input);
-        failIfDone(context);
+        context.throwIfDone();
       } catch (CallError e) {
         Subscriptions.reject(subscriber, e);
         return;
@@ -420,32 +423,8 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     return json;
   }
 
-  private static void failIfDone(OperationContext context) {
-    if (context.cancellation().isCancelled()) {
-      throw context.cancellation().reason().orElseThrow();
-    }
-    if (context.deadline().isPresent() && context.deadline().get().isExpired()) {
-      throw CallError.of(
-          ErrorCode.DEADLINE_EXCEEDED, "The deadline passed before the call started");
-    }
-  }
-
   private OperationContext handlerContext(OperationContext context, Cancellation callSignal) {
     return context.toBuilder().cancellation(callSignal).envBinder(this::buildEnv).build();
-  }
-
-  private static Scheduler.Timer armDeadline(OperationContext context, Cancellation signal) {
-    return context
-        .deadline()
-        .<Scheduler.Timer>map(
-            deadline ->
-                Scheduler.schedule(
-                    () ->
-                        signal.cancel(
-                            CallError.of(
-                                ErrorCode.DEADLINE_EXCEEDED, "The call passed its deadline")),
-                    deadline.remaining().toNanos()))
-        .orElse(null);
   }
 
   /**
@@ -454,23 +433,16 @@ public final class DefaultOperationRegistry implements OperationRegistry {
    * the operation only; the handler's exception stays attached as the cause, here, for logs.
    */
   private static CallError failure(OperationSpec spec, Throwable error, Cancellation callSignal) {
-    Throwable cause = unwrap(error);
-    if (callSignal.isCancelled()) {
-      return callSignal.reason().orElseThrow();
+    Optional<CallError> cancelled = callSignal.reason();
+    if (cancelled.isPresent()) {
+      return cancelled.get();
     }
-    if (cause instanceof CallError callError) {
-      return callError;
-    }
-    LOG.warn("Handler of {} failed", spec.id(), cause);
-    return CallError.of(ErrorCode.EXECUTION_ERROR, "Operation " + spec.id() + " failed", cause);
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    Throwable current = error;
-    while ((current instanceof CompletionException || current instanceof ExecutionException)
-        && current.getCause() != null) {
-      current = current.getCause();
-    }
-    return current;
+    return CallError.from(
+        error,
+        cause -> {
+          LOG.warn("Handler of {} failed", spec.id(), cause);
+          return CallError.of(
+              ErrorCode.EXECUTION_ERROR, "Operation " + spec.id() + " failed", cause);
+        });
   }
 }

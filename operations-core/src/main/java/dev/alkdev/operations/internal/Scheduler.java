@@ -2,6 +2,10 @@ package dev.alkdev.operations.internal;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -16,14 +20,32 @@ import org.slf4j.LoggerFactory;
  * that. A {@code ScheduledThreadPoolExecutor} instead signals its thread whenever a new task
  * becomes the earliest, which, with one call in flight, is every call.
  *
- * <p>Tasks must be short (they complete a future or cancel a signal): they run on the timer thread.
- * A task that throws is logged.
+ * <p>The timer thread only keeps time: a due task runs on {@link #TASKS}, never on the timer
+ * thread. A task completes a future or cancels a signal, and whatever continuation a caller chained
+ * to that future runs with it; run on the timer thread, one continuation that blocked for 3 s once
+ * held an unrelated 100 ms deadline until 2,949 ms. A task that throws is logged.
  */
 public final class Scheduler {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
 
   /** Longest the timer thread sleeps without looking: the lateness bound for far deadlines. */
   static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * Where due tasks run: a cached pool of daemon threads (idle ones are reused; while all are busy,
+   * because a continuation blocks, the next task gets a new thread; a thread idle for 10 s ends).
+   * Not {@code CompletableFuture}'s default async pool: on a machine with fewer than three CPUs
+   * that starts a thread per task, and the common pool does not replace a thread a continuation
+   * blocks. Almost every timer is cancelled before it is due, so the pool is mostly empty.
+   */
+  private static final Executor TASKS =
+      new ThreadPoolExecutor(
+          0,
+          Integer.MAX_VALUE,
+          10,
+          TimeUnit.SECONDS,
+          new SynchronousQueue<>(),
+          HandlerExecutors.daemonThreads("operations-deadline"));
 
   private static final ConcurrentSkipListMap<Key, Runnable> TIMERS = new ConcurrentSkipListMap<>();
   private static final AtomicLong SEQUENCE = new AtomicLong();
@@ -45,7 +67,7 @@ public final class Scheduler {
     void cancel();
   }
 
-  /** Runs {@code task} after {@code nanos}. */
+  /** Runs {@code task} after {@code nanos}, on one of the task threads. */
   public static Timer schedule(Runnable task, long nanos) {
     long due = System.nanoTime() + Math.max(0, nanos);
     Key key = new Key(due, SEQUENCE.getAndIncrement());
@@ -69,11 +91,7 @@ public final class Scheduler {
       Map.Entry<Key, Runnable> first;
       while ((first = TIMERS.firstEntry()) != null && first.getKey().due - now <= 0) {
         if (TIMERS.remove(first.getKey()) != null) {
-          try {
-            first.getValue().run();
-          } catch (RuntimeException | Error e) {
-            LOG.error("A timer task failed", e);
-          }
+          dispatch(first.getValue());
         }
         now = System.nanoTime();
       }
@@ -88,6 +106,23 @@ public final class Scheduler {
         LockSupport.parkNanos(sleep);
       }
       sleeping = false;
+    }
+  }
+
+  private static void dispatch(Runnable task) {
+    Runnable logged =
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException | Error e) {
+            LOG.error("A timer task failed", e);
+          }
+        };
+    try {
+      TASKS.execute(logged);
+    } catch (RejectedExecutionException | OutOfMemoryError e) {
+      // No thread could be started: running it late here beats dropping a deadline.
+      logged.run();
     }
   }
 

@@ -17,7 +17,6 @@ import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Flow;
@@ -218,17 +217,16 @@ public final class CallHandler implements AutoCloseable {
       if (closed) {
         throw SERVER_CLOSING; // close() swept the running calls before this one arrived
       }
-      OperationContext context =
+      OperationContext.Builder contextBuilder =
           OperationContext.builder()
               .requestId(requestId)
-              .parentRequestId(request.parentRequestId().orElse(null))
               .identity(identity)
-              .deadline(
-                  request.deadlineMillis().isPresent()
-                      ? Deadline.afterMillis(request.deadlineMillis().getAsLong())
-                      : null)
-              .cancellation(call.cancellation)
-              .build();
+              .cancellation(call.cancellation);
+      request.parentRequestId().ifPresent(contextBuilder::parentRequestId);
+      request
+          .deadlineMillis()
+          .ifPresent(millis -> contextBuilder.deadline(Deadline.afterMillis(millis)));
+      OperationContext context = contextBuilder.build();
       if (spec.type() == OperationType.SUBSCRIPTION) {
         registry
             .subscribe(spec.id(), request.input(), context)
@@ -382,10 +380,7 @@ public final class CallHandler implements AutoCloseable {
   }
 
   private static CallError asCallError(Throwable error) {
-    Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-    return cause instanceof CallError callError
-        ? callError
-        : CallError.of(ErrorCode.EXECUTION_ERROR, "The call failed", cause);
+    return CallError.from(error, ErrorCode.EXECUTION_ERROR, "The call failed");
   }
 
   /** A call being served. */

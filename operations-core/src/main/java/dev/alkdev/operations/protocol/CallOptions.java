@@ -10,61 +10,113 @@ import java.util.Optional;
 
 /**
  * How a remote call is made: by when it must finish, who makes it, which call it belongs to, and
- * the signal that cancels it.
- *
- * @param deadline when the call fails with DEADLINE_EXCEEDED; empty for the map's default timeout
- *     (unary calls) or none (streams)
- * @param identity who calls; serving sides believe it only on trusted transports
- * @param parentRequestId the call this one is made for
- * @param cancellation cancels the call (and sends {@code call.aborted})
+ * the signal that cancels it. Immutable: start from {@link #defaults()} or {@link
+ * #of(OperationContext)} and derive changed copies with the {@code with} methods. As in {@link
+ * OperationContext.Builder}, what is optional is absent until it is set, reads as an {@link
+ * Optional}, and is never set to {@code null}.
  */
-public record CallOptions(
-    Optional<Deadline> deadline,
-    Identity identity,
-    Optional<String> parentRequestId,
-    Optional<Cancellation> cancellation) {
-
+public final class CallOptions {
   private static final CallOptions DEFAULTS =
-      new CallOptions(Optional.empty(), Identity.anonymous(), Optional.empty(), Optional.empty());
+      new CallOptions(null, Identity.anonymous(), null, null);
 
-  public CallOptions {
-    Objects.requireNonNull(deadline, "deadline");
-    Objects.requireNonNull(identity, "identity");
-    Objects.requireNonNull(parentRequestId, "parentRequestId");
-    Objects.requireNonNull(cancellation, "cancellation");
+  private final Deadline deadline;
+  private final Identity identity;
+  private final String parentRequestId;
+  private final Cancellation cancellation;
+
+  private CallOptions(
+      Deadline deadline, Identity identity, String parentRequestId, Cancellation cancellation) {
+    this.deadline = deadline;
+    this.identity = identity;
+    this.parentRequestId = parentRequestId;
+    this.cancellation = cancellation;
   }
 
-  /** Anonymous, no parent, the default timeout. */
+  /** Anonymous, no parent, no signal, the map's default timeout. */
   public static CallOptions defaults() {
     return DEFAULTS;
   }
 
   /** Options for a call made on behalf of {@code context}: its identity, deadline and signal. */
   public static CallOptions of(OperationContext context) {
+    Objects.requireNonNull(context, "context");
     return new CallOptions(
-        context.deadline(),
+        context.deadline().orElse(null),
         context.identity(),
-        Optional.of(context.requestId()),
-        Optional.of(context.cancellation()));
+        context.requestId(),
+        context.cancellation());
   }
 
+  /**
+   * When the call fails with DEADLINE_EXCEEDED; empty for the map's default timeout (unary calls)
+   * or none (streams).
+   */
+  public Optional<Deadline> deadline() {
+    return Optional.ofNullable(deadline);
+  }
+
+  /** Who calls; serving sides believe it only on trusted transports. */
+  public Identity identity() {
+    return identity;
+  }
+
+  /** The call this one is made for. */
+  public Optional<String> parentRequestId() {
+    return Optional.ofNullable(parentRequestId);
+  }
+
+  /** The signal that cancels the call (and sends {@code call.aborted}). */
+  public Optional<Cancellation> cancellation() {
+    return Optional.ofNullable(cancellation);
+  }
+
+  /** The deadline {@code timeout} from now. */
   public CallOptions withTimeout(Duration timeout) {
     return withDeadline(Deadline.after(timeout));
   }
 
   public CallOptions withDeadline(Deadline deadline) {
-    return new CallOptions(Optional.of(deadline), identity, parentRequestId, cancellation);
+    Objects.requireNonNull(deadline, "deadline (leave it unset for the default timeout)");
+    return new CallOptions(deadline, identity, parentRequestId, cancellation);
   }
 
   public CallOptions withIdentity(Identity identity) {
+    Objects.requireNonNull(identity, "identity");
     return new CallOptions(deadline, identity, parentRequestId, cancellation);
   }
 
   public CallOptions withParentRequestId(String parentRequestId) {
-    return new CallOptions(deadline, identity, Optional.of(parentRequestId), cancellation);
+    Objects.requireNonNull(
+        parentRequestId, "parentRequestId (leave it unset for a call without a parent)");
+    return new CallOptions(deadline, identity, parentRequestId, cancellation);
   }
 
   public CallOptions withCancellation(Cancellation cancellation) {
-    return new CallOptions(deadline, identity, parentRequestId, Optional.of(cancellation));
+    Objects.requireNonNull(cancellation, "cancellation (leave it unset for a call without one)");
+    return new CallOptions(deadline, identity, parentRequestId, cancellation);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CallOptions other
+        && Objects.equals(deadline, other.deadline)
+        && identity.equals(other.identity)
+        && Objects.equals(parentRequestId, other.parentRequestId)
+        && cancellation == other.cancellation;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(deadline, identity, parentRequestId, System.identityHashCode(cancellation));
+  }
+
+  @Override
+  public String toString() {
+    return "CallOptions[identity="
+        + identity.subject()
+        + (deadline == null ? "" : ", " + deadline)
+        + (parentRequestId == null ? "" : ", parent=" + parentRequestId)
+        + (cancellation == null ? "" : ", cancellable")
+        + "]";
   }
 }

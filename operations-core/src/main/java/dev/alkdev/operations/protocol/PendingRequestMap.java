@@ -8,9 +8,9 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.ResultPipeline;
-import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.internal.SerialExecutor;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
@@ -309,34 +309,16 @@ public final class PendingRequestMap implements AutoCloseable {
       end(call, CallError.of(ErrorCode.UNAVAILABLE, "This PendingRequestMap is closed"));
       return;
     }
-    request
-        .deadlineMillis()
-        .ifPresent(
-            ms ->
-                call.timer =
-                    Scheduler.schedule(
-                        () ->
-                            abandon(
-                                call,
-                                CallError.of(
-                                    ErrorCode.DEADLINE_EXCEEDED,
-                                    "No response from "
-                                        + request.operationId()
-                                        + " before the deadline")),
-                        Duration.ofMillis(ms).toNanos()));
-    options
-        .cancellation()
-        .ifPresent(
-            signal ->
-                call.cancelRegistration =
-                    signal.onCancel(
-                        () ->
-                            abandon(
-                                call,
-                                signal
-                                    .reason()
-                                    .orElseGet(
-                                        () -> CallError.of(ErrorCode.CANCELLED, "Cancelled")))));
+    Optional<Deadline> deadline =
+        request.deadlineMillis().isPresent()
+            ? Optional.of(Deadline.afterMillis(request.deadlineMillis().getAsLong()))
+            : Optional.empty();
+    call.watch =
+        CallWatch.watch(
+            deadline,
+            options.cancellation(),
+            "No response from " + request.operationId() + " before the deadline",
+            why -> abandon(call, why));
     if (pending.get(call.requestId) != call) {
       return; // the signal was cancelled already: the call ended before it was sent
     }
@@ -454,31 +436,26 @@ public final class PendingRequestMap implements AutoCloseable {
   }
 
   private static CallError asCallError(Throwable error) {
-    Throwable cause =
-        error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-    return cause instanceof CallError callError
-        ? callError
-        : CallError.of(ErrorCode.UNAVAILABLE, "The transport failed: " + cause, cause);
+    return CallError.from(
+        error,
+        cause -> CallError.of(ErrorCode.UNAVAILABLE, "The transport failed: " + cause, cause));
   }
 
   /** A call under way. */
   private abstract static class Pending {
     final String requestId;
-    volatile Scheduler.Timer timer;
-    volatile Registration cancelRegistration;
+
+    /** The call's deadline timer and cancellation listener. */
+    volatile Registration watch;
 
     Pending(String requestId) {
       this.requestId = requestId;
     }
 
     void cleanup() {
-      Scheduler.Timer t = timer;
-      if (t != null) {
-        t.cancel();
-      }
-      Registration r = cancelRegistration;
-      if (r != null) {
-        r.remove();
+      Registration w = watch;
+      if (w != null) {
+        w.remove();
       }
     }
 

@@ -2,6 +2,7 @@ package dev.alkdev.operations.examples;
 
 import dev.alkdev.operations.AccessControl;
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
@@ -56,7 +57,8 @@ public final class RegistryExamples {
     try {
       registry.execute("greetings.hello", Map.of("name", "")).join();
     } catch (java.util.concurrent.CompletionException e) {
-      CallError error = (CallError) e.getCause();
+      // The CallError in the chain; any other failure becomes the fallback code and message.
+      CallError error = CallError.from(e, ErrorCode.EXECUTION_ERROR, "greetings.hello failed");
       // INVALID_INPUT, with one SchemaError at /name
       System.out.println(error.code() + " " + error.validationErrors());
     }
@@ -88,6 +90,28 @@ public final class RegistryExamples {
         OperationSpec.builder("greetings", "later").build(),
         Handler.async((input, ctx) -> CompletableFuture.supplyAsync(() -> "done")));
     // end-snippet
+
+    // snippet: bind
+    registry.register(
+        OperationSpec.builder("greetings", "fetched").build(),
+        Handler.async(
+            (input, ctx) -> {
+              ctx.throwIfDone(); // CANCELLED or DEADLINE_EXCEEDED: do not start
+              CompletableFuture<String> work = CompletableFuture.supplyAsync(() -> "fetched");
+              // Fails with the reason when the call is cancelled or its deadline passes first,
+              // cancels the work then, and releases its timer and listener when the work ends.
+              return ctx.bind(work);
+            }));
+    // end-snippet
+    System.out.println(
+        "bind -> "
+            + registry
+                .execute(
+                    "greetings.fetched",
+                    null,
+                    OperationContext.builder().timeout(Duration.ofSeconds(2)).build())
+                .join()
+                .data());
 
     // snippet: subscribe
     registry.register(

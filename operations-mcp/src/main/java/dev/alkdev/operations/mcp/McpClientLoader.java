@@ -64,15 +64,15 @@ public final class McpClientLoader implements AutoCloseable {
               entry.getKey(),
               CallError.of(ErrorCode.DEADLINE_EXCEEDED, "Connecting took too long", e));
         } catch (java.util.concurrent.ExecutionException e) {
-          Throwable cause = e.getCause();
           failures.put(
               entry.getKey(),
-              cause instanceof CallError callError
-                  ? callError
-                  : CallError.of(
-                      ErrorCode.UNAVAILABLE,
-                      "Connecting to " + entry.getKey() + " failed: " + cause.getMessage(),
-                      cause));
+              CallError.from(
+                  e,
+                  cause ->
+                      CallError.of(
+                          ErrorCode.UNAVAILABLE,
+                          "Connecting to " + entry.getKey() + " failed: " + cause.getMessage(),
+                          cause)));
         }
       }
       return new McpClientLoader(

@@ -87,9 +87,8 @@ final class CallCommand implements Callable<Integer> {
                 .execute(id, in, context)
                 .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
-        throw e.getCause() instanceof CallError error
-            ? error
-            : CallError.of(ErrorCode.EXECUTION_ERROR, String.valueOf(e.getCause()), e.getCause());
+        throw CallError.from(
+            e, cause -> CallError.of(ErrorCode.EXECUTION_ERROR, String.valueOf(cause), cause));
       } catch (TimeoutException e) {
         CallError late =
             CallError.of(

@@ -1,5 +1,7 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.cli.config.OpsConfig;
 import dev.alkdev.operations.source.OperationSource;
@@ -205,10 +207,14 @@ public final class SourceSet implements AutoCloseable {
     try {
       load.join();
       return new IllegalStateException("no failure");
-    } catch (CompletionException e) {
-      return e.getCause() == null ? e : e.getCause();
-    } catch (java.util.concurrent.CancellationException e) {
-      return e;
+    } catch (CompletionException | java.util.concurrent.CancellationException e) {
+      return CallError.from(
+          e,
+          cause ->
+              CallError.of(
+                  ErrorCode.UNAVAILABLE,
+                  cause.getMessage() == null ? cause.toString() : cause.getMessage(),
+                  cause));
     }
   }
 

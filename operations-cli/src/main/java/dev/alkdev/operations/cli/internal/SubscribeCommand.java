@@ -163,9 +163,8 @@ final class SubscribeCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof CallError error
-          ? error
-          : CallError.of(ErrorCode.EXECUTION_ERROR, String.valueOf(e.getCause()), e.getCause());
+      throw CallError.from(
+          e, cause -> CallError.of(ErrorCode.EXECUTION_ERROR, String.valueOf(cause), cause));
     } catch (TimeoutException e) {
       cancel(subscription);
       throw CallError.of(

@@ -3,8 +3,9 @@ package dev.alkdev.operations.internal.flow;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
-import dev.alkdev.operations.internal.Scheduler;
+import dev.alkdev.operations.internal.CallWatch;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -61,8 +62,7 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
     private Flow.Subscription source;
     private boolean done;
     private long demand;
-    private Scheduler.Timer deadlineTimer;
-    private dev.alkdev.operations.Registration cancelRegistration;
+    private dev.alkdev.operations.Registration watch;
 
     Relay(Flow.Subscriber<? super R> downstream) {
       this.downstream = downstream;
@@ -78,38 +78,14 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
         source = subscription;
       }
       downstream.onSubscribe(this);
-      context
-          .deadline()
-          .ifPresent(
-              deadline -> {
-                Scheduler.Timer timer =
-                    Scheduler.schedule(
-                        () ->
-                            failAndCancel(
-                                CallError.of(
-                                    ErrorCode.DEADLINE_EXCEEDED,
-                                    "Subscription passed its deadline")),
-                        deadline.remaining().toNanos());
-                synchronized (this) {
-                  deadlineTimer = timer;
-                  if (done) {
-                    timer.cancel();
-                  }
-                }
-              });
       dev.alkdev.operations.Registration registration =
-          context
-              .cancellation()
-              .onCancel(
-                  () ->
-                      failAndCancel(
-                          context
-                              .cancellation()
-                              .reason()
-                              .orElseGet(
-                                  () -> CallError.of(ErrorCode.CANCELLED, "Call cancelled"))));
+          CallWatch.watch(
+              context.deadline(),
+              Optional.of(context.cancellation()),
+              "Subscription passed its deadline",
+              this::failAndCancel);
       synchronized (this) {
-        cancelRegistration = registration;
+        watch = registration;
         if (done) {
           registration.remove();
         }
@@ -222,11 +198,8 @@ public final class GuardedPublisher<T, R> implements Flow.Publisher<R> {
 
     private void finishLocked() {
       done = true;
-      if (deadlineTimer != null) {
-        deadlineTimer.cancel();
-      }
-      if (cancelRegistration != null) {
-        cancelRegistration.remove();
+      if (watch != null) {
+        watch.remove();
       }
       onTerminate.run();
     }

@@ -264,10 +264,15 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
           CallError.of(ErrorCode.INVALID_INPUT, "MCP tool arguments must be a JSON object"));
       return future;
     }
-    Duration timeout = context.deadline().map(d -> d.remaining()).orElse(config.requestTimeout());
-    if (timeout.isNegative() || timeout.isZero()) {
-      future.completeExceptionally(
-          CallError.of(ErrorCode.DEADLINE_EXCEEDED, "Deadline passed before calling " + spec.id()));
+    // The call's deadline, or the client's request timeout for a call without one.
+    OperationContext bounded =
+        context.deadline().isPresent()
+            ? context
+            : context.toBuilder().timeout(config.requestTimeout()).build();
+    try {
+      bounded.throwIfDone();
+    } catch (CallError e) {
+      future.completeExceptionally(e);
       return future;
     }
     String id = transport.newRequestId();
@@ -279,9 +284,9 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     // The progress token is the request id: progress and cancellation need no other lookup.
     params.put("_meta", Map.of("progressToken", id));
     String what = "Calling " + spec.id();
-    transport
-        .request(id, McpSchema.METHOD_TOOLS_CALL, params)
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    // Cancelling the call, or its deadline, fails the request here; the server is told below.
+    bounded
+        .bind(transport.request(id, McpSchema.METHOD_TOOLS_CALL, params))
         .whenComplete(
             (raw, error) -> {
               if (future.isDone()) {
@@ -297,28 +302,15 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
                 return;
               }
               CallError mapped = ErrorMapper.map(error, what);
-              if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+              if (context.cancellation().isCancelled()) {
+                transport.cancel(id, "cancelled by the caller");
+              } else if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
                 transport.cancel(id, "deadline exceeded");
               }
               future.completeExceptionally(mapped);
             });
-    Registration onCancel =
-        context
-            .cancellation()
-            .onCancel(
-                () -> {
-                  if (!future.isDone()) {
-                    transport.cancel(id, "cancelled by the caller");
-                    future.completeExceptionally(
-                        context
-                            .cancellation()
-                            .reason()
-                            .orElse(CallError.of(ErrorCode.CANCELLED, what + ": cancelled")));
-                  }
-                });
     future.whenComplete(
         (ok, error) -> {
-          onCancel.remove();
           inFlight.remove(future);
           progressTargets.remove(id);
         });

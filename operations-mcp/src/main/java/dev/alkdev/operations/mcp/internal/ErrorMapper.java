@@ -10,8 +10,6 @@ import io.modelcontextprotocol.spec.McpTransportSessionNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 /** Maps what the SDK throws to a {@link CallError}; the table is in docs/mcp.md. */
@@ -19,10 +17,11 @@ public final class ErrorMapper {
   private ErrorMapper() {}
 
   public static CallError map(Throwable error, String what) {
-    Throwable e = unwrap(error);
-    if (e instanceof CallError callError) {
-      return callError;
-    }
+    return CallError.from(error, e -> mapOther(e, what));
+  }
+
+  /** A failure without a CallError in its chain: the SDK's exceptions, by kind. */
+  private static CallError mapOther(Throwable e, String what) {
     if (e instanceof McpError mcp && mcp.getJsonRpcError() != null) {
       McpSchema.JSONRPCResponse.JSONRPCError rpc = mcp.getJsonRpcError();
       int code = rpc.code() == null ? 0 : rpc.code();
@@ -75,15 +74,6 @@ public final class ErrorMapper {
       }
     }
     return false;
-  }
-
-  static Throwable unwrap(Throwable error) {
-    Throwable e = error;
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 
   private static String describe(Throwable e) {

@@ -355,8 +355,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
           try {
             events.feed(content);
           } catch (CallError e) {
+            // A limit the server broke is its connection failing (UNAVAILABLE, like an answer
+            // over MAX_MESSAGE_BYTES): the parser's error is told, not chained, since a CallError
+            // in the cause chain would be the call's error (CallError.from).
             response.abort(
-                new McpTransportException("MCP server " + serverName + ": " + e.getMessage(), e));
+                new McpTransportException("MCP server " + serverName + ": " + e.getMessage()));
           }
         }
       }

@@ -227,11 +227,13 @@ public final class DocumentLoader {
       future.cancel(true);
       throw CallError.of(ErrorCode.DEADLINE_EXCEEDED, "Fetching " + uri + " timed out", e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof CallError error) {
-        throw error;
-      }
-      throw CallError.of(
-          ErrorCode.UNAVAILABLE, "Cannot fetch OpenAPI document " + uri + ": " + e.getCause(), e);
+      throw CallError.from(
+          e,
+          cause ->
+              CallError.of(
+                  ErrorCode.UNAVAILABLE,
+                  "Cannot fetch OpenAPI document " + uri + ": " + cause,
+                  cause));
     }
   }
 

@@ -1,10 +1,8 @@
 package dev.alkdev.operations.openapi.internal;
 
 import dev.alkdev.operations.CallError;
-import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
-import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.HttpResponseMeta;
 import dev.alkdev.operations.openapi.HttpAuth;
@@ -25,7 +23,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.function.Supplier;
@@ -85,7 +82,7 @@ public final class HttpOperation {
   public CompletionStage<?> call(JsonNode input, OperationContext context) {
     HttpRequest request;
     try {
-      checkNotDone(context);
+      context.throwIfDone();
       request = build(input, context, false).build();
     } catch (CallError e) {
       return CompletableFuture.failedFuture(e);
@@ -97,22 +94,9 @@ public final class HttpOperation {
 
   /** The SubscriptionHandler body: the request is handed to the SSE seam. */
   public Flow.Publisher<?> subscribe(JsonNode input, OperationContext context) {
-    checkNotDone(context);
+    context.throwIfDone();
     HttpRequest request = build(input, context, true).build();
     return events.open(client.get(), request, context, config.maxResponseBytes());
-  }
-
-  private static void checkNotDone(OperationContext context) {
-    if (context.cancellation().isCancelled()) {
-      throw context
-          .cancellation()
-          .reason()
-          .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "call cancelled"));
-    }
-    if (context.deadline().map(Deadline::isExpired).orElse(false)) {
-      throw CallError.of(
-          ErrorCode.DEADLINE_EXCEEDED, "deadline passed before the request was sent");
-    }
   }
 
   private HttpRequest.Builder build(JsonNode input, OperationContext context, boolean stream) {
@@ -258,40 +242,29 @@ public final class HttpOperation {
       OperationContext context,
       CompletableFuture<Object> result,
       int hopsLeft) {
-    CompletableFuture<HttpResponse<byte[]>> future =
+    CompletableFuture<HttpResponse<byte[]>> exchange =
         client.get().sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
-    // Cancelling the call cancels the exchange; the registration is dropped once it completes.
-    Registration registration =
-        context
-            .cancellation()
-            .onCancel(
-                () -> {
-                  future.cancel(true);
-                  result.completeExceptionally(
-                      context
-                          .cancellation()
-                          .reason()
-                          .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "call cancelled")));
-                });
-    future.whenComplete(
-        (response, error) -> {
-          registration.remove();
-          if (result.isDone()) {
-            return;
-          }
-          try {
-            if (error != null) {
-              result.completeExceptionally(mapError(error, context, request));
-            } else if (REDIRECTS.contains(response.statusCode())
-                && response.headers().firstValue("location").isPresent()) {
-              redirect(request, response, context, result, hopsLeft);
-            } else {
-              result.complete(toResult(response));
-            }
-          } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-          }
-        });
+    // Cancelling the call, or its deadline, fails the result and cancels the exchange.
+    context
+        .bind(exchange)
+        .whenComplete(
+            (response, error) -> {
+              if (result.isDone()) {
+                return;
+              }
+              try {
+                if (error != null) {
+                  result.completeExceptionally(mapError(error, request));
+                } else if (REDIRECTS.contains(response.statusCode())
+                    && response.headers().firstValue("location").isPresent()) {
+                  redirect(request, response, context, result, hopsLeft);
+                } else {
+                  result.complete(toResult(response));
+                }
+              } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+              }
+            });
   }
 
   private void redirect(
@@ -314,7 +287,7 @@ public final class HttpOperation {
     if (hopsLeft <= 0) {
       throw redirectError(response, location, "too many redirects");
     }
-    checkNotDone(context);
+    context.throwIfDone();
     HttpRequest.Builder next = HttpRequest.newBuilder(request, (name, value) -> true).uri(target);
     next.timeout(timeout(context));
     if (response.statusCode() == 303
@@ -351,30 +324,24 @@ public final class HttpOperation {
     return "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
   }
 
-  private Throwable mapError(Throwable error, OperationContext context, HttpRequest request) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException
-            || cause instanceof java.util.concurrent.ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    if (cause instanceof CallError callError) {
-      return callError;
-    }
-    if (cause instanceof HttpTimeoutException) {
-      return CallError.of(
-          ErrorCode.DEADLINE_EXCEEDED,
-          operationId + ": HTTP request timed out: " + request.uri(),
-          cause);
-    }
-    if (cause instanceof CancellationException) {
-      return CallError.of(ErrorCode.CANCELLED, operationId + ": HTTP request cancelled", cause);
-    }
-    if (cause instanceof java.io.IOException && cause.getCause() instanceof CallError callError) {
-      return callError;
-    }
-    return CallError.of(
-        ErrorCode.UNAVAILABLE, operationId + ": HTTP request failed: " + cause, cause);
+  /** The call's own error (its cancellation, its deadline), else what the exchange's means. */
+  private CallError mapError(Throwable error, HttpRequest request) {
+    return CallError.from(
+        error,
+        cause -> {
+          if (cause instanceof HttpTimeoutException) {
+            return CallError.of(
+                ErrorCode.DEADLINE_EXCEEDED,
+                operationId + ": HTTP request timed out: " + request.uri(),
+                cause);
+          }
+          if (cause instanceof CancellationException) {
+            return CallError.of(
+                ErrorCode.CANCELLED, operationId + ": HTTP request cancelled", cause);
+          }
+          return CallError.of(
+              ErrorCode.UNAVAILABLE, operationId + ": HTTP request failed: " + cause, cause);
+        });
   }
 
   private Object toResult(HttpResponse<byte[]> response) {

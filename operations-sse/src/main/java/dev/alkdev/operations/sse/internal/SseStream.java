@@ -3,7 +3,6 @@ package dev.alkdev.operations.sse.internal;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
-import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.sse.SseEvent;
 import dev.alkdev.operations.sse.SseOptions;
 import dev.alkdev.operations.sse.SseParser;
@@ -21,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -116,38 +114,19 @@ public final class SseStream<T> implements Flow.Subscription {
   }
 
   private void bind(OperationContext context) {
-    Registration registration =
-        context
-            .cancellation()
-            .onCancel(
-                () ->
-                    terminate(
-                        context
-                            .cancellation()
-                            .reason()
-                            .orElseGet(() -> CallError.of(ErrorCode.CANCELLED, "call cancelled"))));
-    CompletableFuture<?> timer =
-        context
-            .deadline()
-            .map(
-                deadline ->
-                    CompletableFuture.runAsync(
-                        () ->
-                            terminate(
-                                CallError.of(
-                                    ErrorCode.DEADLINE_EXCEEDED,
-                                    "the call's deadline passed while reading SSE stream "
-                                        + request.uri())),
-                        CompletableFuture.delayedExecutor(
-                            Math.max(0, deadline.remainingMillis()), TimeUnit.MILLISECONDS)))
-            .orElse(null);
-    unbind =
-        () -> {
-          registration.remove();
-          if (timer != null) {
-            timer.cancel(false);
-          }
-        };
+    // Lives as long as the stream: the context fails it when the call is cancelled or its deadline
+    // passes, and completing it when the stream stops releases the timer and the listener.
+    CompletableFuture<Void> life = new CompletableFuture<>();
+    context
+        .bind(life)
+        .whenComplete(
+            (ignored, error) -> {
+              if (error != null) {
+                // The cancellation's reason, or DEADLINE_EXCEEDED.
+                terminate(CallError.from(error, ErrorCode.CANCELLED, "The call ended"));
+              }
+            });
+    unbind = () -> life.complete(null);
     if (cancelled || terminal != null) {
       unbind.run();
     }
@@ -207,7 +186,7 @@ public final class SseStream<T> implements Flow.Subscription {
     connection.exchange.whenComplete(
         (response, error) -> {
           if (error != null) {
-            connection.ended(unwrap(error));
+            connection.ended(error);
           }
         });
     if (cancelled) {
@@ -236,11 +215,20 @@ public final class SseStream<T> implements Flow.Subscription {
       terminate(
           error == null
               ? COMPLETE
-              : CallError.of(ErrorCode.UNAVAILABLE, "the SSE stream dropped: " + error, error));
+              : CallError.from(
+                  error,
+                  cause ->
+                      CallError.of(
+                          ErrorCode.UNAVAILABLE, "the SSE stream dropped: " + cause, cause)));
       return;
     }
     int attempt = ++attempts;
     if (attempt > options.maxReconnects()) {
+      CallError last =
+          error == null
+              ? null
+              : CallError.from(
+                  error, cause -> CallError.of(ErrorCode.UNAVAILABLE, cause.toString(), cause));
       CallError.Builder exhausted =
           CallError.builder(
               ErrorCode.UNAVAILABLE,
@@ -250,9 +238,9 @@ public final class SseStream<T> implements Flow.Subscription {
                   + options.maxReconnects()
                   + " reconnections delivered no event; raise SseOptions.maxReconnects to keep"
                   + " trying"
-                  + (error == null ? "" : " (last error: " + error + ")"));
-      if (error != null) {
-        exhausted.cause(error);
+                  + (last == null ? "" : " (last error: " + last.getMessage() + ")"));
+      if (last != null) {
+        exhausted.cause(last);
       }
       terminate(exhausted.build());
       return;
@@ -272,23 +260,26 @@ public final class SseStream<T> implements Flow.Subscription {
   }
 
   private CallError connectFailure(Throwable error) {
-    if (error instanceof CallError callError) {
-      return callError;
-    }
-    if (error instanceof HttpTimeoutException) {
+    if (error == null) {
       return CallError.of(
-          ErrorCode.DEADLINE_EXCEEDED,
-          "no response from SSE endpoint "
-              + request.uri()
-              + " within "
-              + options.responseTimeout()
-              + " (SseOptions.responseTimeout)",
-          error);
+          ErrorCode.UNAVAILABLE, "could not connect to SSE endpoint " + request.uri());
     }
-    return CallError.of(
-        ErrorCode.UNAVAILABLE,
-        "could not connect to SSE endpoint " + request.uri() + ": " + error,
-        error);
+    return CallError.from(
+        error,
+        cause ->
+            cause instanceof HttpTimeoutException
+                ? CallError.of(
+                    ErrorCode.DEADLINE_EXCEEDED,
+                    "no response from SSE endpoint "
+                        + request.uri()
+                        + " within "
+                        + options.responseTimeout()
+                        + " (SseOptions.responseTimeout)",
+                    cause)
+                : CallError.of(
+                    ErrorCode.UNAVAILABLE,
+                    "could not connect to SSE endpoint " + request.uri() + ": " + cause,
+                    cause));
   }
 
   private void terminate(Object signal) {
@@ -347,13 +338,6 @@ public final class SseStream<T> implements Flow.Subscription {
       }
       missed = wip.addAndGet(-missed);
     } while (missed != 0);
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    while (error instanceof CompletionException && error.getCause() != null) {
-      error = error.getCause();
-    }
-    return error;
   }
 
   /** One HTTP exchange: the body subscriber of a good response and the bookkeeping around it. */

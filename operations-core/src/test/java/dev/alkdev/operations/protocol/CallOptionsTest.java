@@ -1,0 +1,82 @@
+package dev.alkdev.operations.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.alkdev.operations.Cancellation;
+import dev.alkdev.operations.Deadline;
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationContext;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class CallOptionsTest {
+  @Test
+  void theDefaultsLeaveEveryOptionalValueAbsent() {
+    CallOptions defaults = CallOptions.defaults();
+
+    assertThat(defaults.deadline()).isEmpty();
+    assertThat(defaults.parentRequestId()).isEmpty();
+    assertThat(defaults.cancellation()).isEmpty();
+    assertThat(defaults.identity()).isEqualTo(Identity.anonymous());
+  }
+
+  @Test
+  void withMethodsSetOneValueAndLeaveTheOriginalAsItWas() {
+    Deadline deadline = Deadline.after(Duration.ofSeconds(5));
+    Cancellation signal = Cancellation.create();
+
+    CallOptions options =
+        CallOptions.defaults()
+            .withDeadline(deadline)
+            .withIdentity(Identity.of("alice", "read"))
+            .withParentRequestId("parent")
+            .withCancellation(signal);
+
+    assertThat(options.deadline()).contains(deadline);
+    assertThat(options.identity().subject()).isEqualTo("alice");
+    assertThat(options.parentRequestId()).contains("parent");
+    assertThat(options.cancellation()).containsSame(signal);
+    assertThat(CallOptions.defaults().deadline()).isEmpty();
+    assertThat(options)
+        .isEqualTo(
+            CallOptions.defaults()
+                .withDeadline(deadline)
+                .withIdentity(Identity.of("alice", "read"))
+                .withParentRequestId("parent")
+                .withCancellation(signal));
+  }
+
+  @Test
+  void aContextGivesItsIdentityDeadlineRequestAndSignal() {
+    OperationContext context =
+        OperationContext.builder()
+            .identity(Identity.of("bob"))
+            .timeout(Duration.ofSeconds(3))
+            .build();
+
+    CallOptions options = CallOptions.of(context);
+
+    assertThat(options.identity()).isEqualTo(context.identity());
+    assertThat(options.deadline()).isEqualTo(context.deadline());
+    assertThat(options.parentRequestId()).contains(context.requestId());
+    assertThat(options.cancellation()).containsSame(context.cancellation());
+    assertThat(CallOptions.of(OperationContext.create()).deadline()).isEmpty();
+  }
+
+  @Test
+  void nothingIsSetToNull() {
+    CallOptions defaults = CallOptions.defaults();
+
+    assertThatThrownBy(() -> defaults.withDeadline(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("leave it unset");
+    assertThatThrownBy(() -> defaults.withParentRequestId(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("leave it unset");
+    assertThatThrownBy(() -> defaults.withCancellation(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("leave it unset");
+    assertThatThrownBy(() -> defaults.withIdentity(null)).isInstanceOf(NullPointerException.class);
+  }
+}
