@@ -1,6 +1,6 @@
 /**
- * operations for Java, core: errors, specs, envelopes, the registry and the call protocol. Packages
- * named {@code internal} are not part of the API.
+ * operations for Java, core: errors, specs, envelopes, the registry, the serving pipeline and the
+ * call protocol. Packages named {@code internal} are not part of the API.
  */
 module dev.alkdev.operations.core {
   requires transitive tools.jackson.databind;
@@ -13,6 +13,7 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.annotation;
   exports dev.alkdev.operations.scan;
   exports dev.alkdev.operations.protocol;
+  exports dev.alkdev.operations.serving;
   exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.source;
 

@@ -10,8 +10,11 @@ import java.util.function.Function;
 
 /**
  * Everything a call carries besides its input: its request id, the request that started it, who is
- * calling, by when it must finish, and the signal that cancels it. Immutable; derive a changed copy
- * with {@link #toBuilder()}.
+ * calling, by when it must finish, the signal that cancels it, the {@link CallMetadata} that
+ * travels with it (trace context), and attributes that interceptors and handlers attach for the
+ * code that runs after them ({@link #attribute}). Immutable; derive a changed copy with {@link
+ * #toBuilder()}, {@link #withAttribute} or {@link #withMetadata}. The calls a call makes ({@link
+ * #child()}) inherit its identity, deadline, metadata and attributes.
  */
 public final class OperationContext {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -22,6 +25,8 @@ public final class OperationContext {
   private final Deadline deadline;
   private final Cancellation cancellation;
   private final Function<OperationContext, OperationEnv> envBinder;
+  private final CallMetadata metadata;
+  private final Attributes attributes;
   private OperationEnv env;
 
   private OperationContext(Builder b) {
@@ -31,6 +36,8 @@ public final class OperationContext {
     this.deadline = b.deadline;
     this.cancellation = b.cancellation != null ? b.cancellation : Cancellation.create();
     this.envBinder = b.envBinder;
+    this.metadata = b.metadata;
+    this.attributes = b.attributes;
   }
 
   /** A context with a fresh request id, anonymous identity, no deadline, and its own signal. */
@@ -94,6 +101,29 @@ public final class OperationContext {
     return cancellation;
   }
 
+  /** The metadata that travels with this call and the calls it makes (empty by default). */
+  public CallMetadata metadata() {
+    return metadata;
+  }
+
+  /** The value of the attribute {@code key}, if set on this context or one it derives from. */
+  public <T> Optional<T> attribute(ContextKey<T> key) {
+    Objects.requireNonNull(key, "key");
+    @SuppressWarnings("unchecked") // attribute() and withAttribute() pair a key with its type
+    T value = (T) attributes.get(key);
+    return Optional.ofNullable(value);
+  }
+
+  /** A copy of this context (same request id and signal) with the attribute {@code key} set. */
+  public <T> OperationContext withAttribute(ContextKey<T> key, T value) {
+    return toBuilder().attribute(key, value).build();
+  }
+
+  /** A copy of this context (same request id and signal) with other metadata. */
+  public OperationContext withMetadata(CallMetadata metadata) {
+    return toBuilder().metadata(metadata).build();
+  }
+
   /**
    * The operations this call may call in turn, each as a nested call ({@link #child()}). A context
    * a registry hands to a handler is bound to that registry; a context built by hand has an env
@@ -149,6 +179,8 @@ public final class OperationContext {
     builder.identity = identity;
     builder.deadline = deadline;
     builder.envBinder = envBinder;
+    builder.metadata = metadata;
+    builder.attributes = attributes;
     return builder.build();
   }
 
@@ -161,6 +193,8 @@ public final class OperationContext {
     builder.deadline = deadline;
     builder.cancellation = cancellation;
     builder.envBinder = envBinder;
+    builder.metadata = metadata;
+    builder.attributes = attributes;
     return builder;
   }
 
@@ -187,6 +221,8 @@ public final class OperationContext {
     private Deadline deadline;
     private Cancellation cancellation;
     private Function<OperationContext, OperationEnv> envBinder;
+    private CallMetadata metadata = CallMetadata.empty();
+    private Attributes attributes = Attributes.NONE;
 
     private Builder() {}
 
@@ -238,8 +274,65 @@ public final class OperationContext {
       return this;
     }
 
+    /** The metadata that travels with the call ({@link CallMetadata#empty()} by default). */
+    public Builder metadata(CallMetadata metadata) {
+      this.metadata = Objects.requireNonNull(metadata, "metadata");
+      return this;
+    }
+
+    /** Sets the attribute {@code key}, replacing an earlier value. */
+    public <T> Builder attribute(ContextKey<T> key, T value) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, () -> "the value of " + key);
+      this.attributes = attributes.with(key, value);
+      return this;
+    }
+
+    private Builder attributes(Attributes attributes) {
+      this.attributes = attributes;
+      return this;
+    }
+
     public OperationContext build() {
       return new OperationContext(this);
+    }
+  }
+
+  /**
+   * A context's attributes: an immutable list of key/value pairs, copied on write. Contexts carry
+   * few attributes and most none, so a shared empty instance and a linear scan beat a map.
+   */
+  private static final class Attributes {
+    static final Attributes NONE = new Attributes(new Object[0]);
+
+    /** Keys at even indexes, each followed by its value. */
+    private final Object[] pairs;
+
+    private Attributes(Object[] pairs) {
+      this.pairs = pairs;
+    }
+
+    Object get(ContextKey<?> key) {
+      for (int i = 0; i < pairs.length; i += 2) {
+        if (pairs[i] == key) {
+          return pairs[i + 1];
+        }
+      }
+      return null;
+    }
+
+    Attributes with(ContextKey<?> key, Object value) {
+      for (int i = 0; i < pairs.length; i += 2) {
+        if (pairs[i] == key) {
+          Object[] copy = pairs.clone();
+          copy[i + 1] = value;
+          return new Attributes(copy);
+        }
+      }
+      Object[] copy = java.util.Arrays.copyOf(pairs, pairs.length + 2);
+      copy[pairs.length] = key;
+      copy[pairs.length + 1] = value;
+      return new Attributes(copy);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.alkdev.operations;
 
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.DefaultOperationRegistry;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -18,8 +19,12 @@ import tools.jackson.databind.JsonNode;
  * cast to the spec's output schema and checked against it (a mismatch is logged, never thrown).
  *
  * <p>{@code execute} and {@code subscribe} are trusted, in-process entry points: they validate
- * input but do not check access control (the call protocol's {@code CallHandler} does, with the
- * identity its transport authenticated). Use {@link AccessControl#check} to check by hand.
+ * input but do not check access control (the serving pipeline, {@code
+ * dev.alkdev.operations.serving.OperationServer}, does for calls from elsewhere, with the identity
+ * its transport authenticated). Use {@link AccessControl#check} to check by hand.
+ *
+ * <p>Interceptors registered on the {@link Builder} run around every {@code execute} and {@code
+ * subscribe}, including the nested calls handlers make through their context's env.
  *
  * <p>Thread-safe. Close the registry to stop the threads it created for blocking handlers.
  */
@@ -150,8 +155,18 @@ public interface OperationRegistry extends AutoCloseable {
   /** Configures an {@link OperationRegistry}. */
   final class Builder {
     private ExecutorService executor;
+    private final List<OperationInterceptor> interceptors = new ArrayList<>();
 
     private Builder() {}
+
+    /**
+     * Adds an interceptor around every call the registry runs (and every call served from it); the
+     * first added is outermost. See {@link OperationInterceptor}.
+     */
+    public Builder interceptor(OperationInterceptor interceptor) {
+      interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
 
     /**
      * Where blocking handlers and emitter subscriptions run. By default a virtual thread per call
@@ -164,7 +179,7 @@ public interface OperationRegistry extends AutoCloseable {
     }
 
     public OperationRegistry build() {
-      return new DefaultOperationRegistry(executor);
+      return new DefaultOperationRegistry(executor, List.copyOf(interceptors));
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.alkdev.operations.internal;
 
 import dev.alkdev.operations.AsyncOperationHandler;
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.Cancellation;
 import dev.alkdev.operations.EmitterSubscriptionHandler;
 import dev.alkdev.operations.ErrorCode;
@@ -10,6 +11,7 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationEnv;
 import dev.alkdev.operations.OperationHandler;
+import dev.alkdev.operations.OperationInterceptor;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
@@ -18,6 +20,7 @@ import dev.alkdev.operations.SubscriptionHandler;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.flow.EmitterPublisher;
 import dev.alkdev.operations.internal.flow.GuardedPublisher;
+import dev.alkdev.operations.internal.flow.ObservedSubscriber;
 import dev.alkdev.operations.internal.flow.Subscriptions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -60,11 +64,27 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private final ExecutorService executor;
   private final boolean ownsExecutor;
+  private final InterceptorChain interceptors;
 
   public DefaultOperationRegistry(ExecutorService executor) {
+    this(executor, List.of());
+  }
+
+  /**
+   * @param executor where blocking handlers run; {@code null} for one of the registry's own
+   * @param interceptors run around every call, the first outermost
+   */
+  public DefaultOperationRegistry(
+      ExecutorService executor, List<OperationInterceptor> interceptors) {
     this.ownsExecutor = executor == null;
     this.executor =
         executor != null ? executor : HandlerExecutors.newHandlerExecutor("operations-handler");
+    this.interceptors = InterceptorChain.of(interceptors);
+  }
+
+  /** The interceptors, for the serving pipeline (which runs them around its own checks). */
+  public InterceptorChain interceptors() {
+    return interceptors;
   }
 
   // ---------------------------------------------------------------- registration
@@ -220,6 +240,40 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       String operationId, Object input, OperationContext context) {
     Objects.requireNonNull(operationId, "operationId");
     Objects.requireNonNull(context, "context");
+    if (interceptors.isEmpty()) {
+      return executeDirect(operationId, input, context);
+    }
+    UnaryResult result = new UnaryResult();
+    interceptors.run(
+        operationId,
+        getSpec(operationId),
+        context,
+        OperationInterceptor.Origin.IN_PROCESS,
+        false,
+        (callContext, observer) -> {
+          CompletableFuture<ResponseEnvelope<JsonNode>> call =
+              executeDirect(operationId, input, callContext);
+          result.started(call);
+          call.whenComplete(
+              (envelope, error) -> {
+                if (error != null) {
+                  observer.onEnd(Optional.of(asCallError(error)));
+                } else {
+                  observer.onResult(envelope);
+                  observer.onEnd(Optional.empty());
+                }
+              });
+        },
+        result);
+    return result.future;
+  }
+
+  /**
+   * {@link #execute} without the interceptors: for the serving pipeline, which runs them around its
+   * own checks, so that a served call passes through them once.
+   */
+  public CompletableFuture<ResponseEnvelope<JsonNode>> executeDirect(
+      String operationId, Object input, OperationContext context) {
     try {
       Entry entry = lookup(operationId);
       OperationSpec spec = entry.spec();
@@ -321,6 +375,44 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       String operationId, Object input, OperationContext context) {
     Objects.requireNonNull(operationId, "operationId");
     Objects.requireNonNull(context, "context");
+    if (interceptors.isEmpty()) {
+      return subscribeDirect(operationId, input, context);
+    }
+    // Cold, as below: the chain runs once per subscriber, when it subscribes.
+    return subscriber -> {
+      Objects.requireNonNull(subscriber, "subscriber");
+      AtomicBoolean started = new AtomicBoolean();
+      interceptors.run(
+          operationId,
+          getSpec(operationId),
+          context,
+          OperationInterceptor.Origin.IN_PROCESS,
+          true,
+          (callContext, observer) -> {
+            started.set(true);
+            subscribeDirect(operationId, input, callContext)
+                .subscribe(
+                    new ObservedSubscriber(
+                        subscriber, observer, DefaultOperationRegistry::asCallError));
+          },
+          new CallObserver() {
+            @Override
+            public void onEnd(Optional<CallError> failure) {
+              if (!started.get()) {
+                // Refused by an interceptor: the subscriber still gets onSubscribe, then the error.
+                Subscriptions.reject(
+                    subscriber,
+                    failure.orElseGet(
+                        () -> CallError.of(ErrorCode.EXECUTION_ERROR, "The call did not start")));
+              }
+            }
+          });
+    };
+  }
+
+  /** {@link #subscribe} without the interceptors: for the serving pipeline, as executeDirect. */
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribeDirect(
+      String operationId, Object input, OperationContext context) {
     // Cold: the handler runs once per subscriber, when it subscribes.
     return subscriber -> {
       Objects.requireNonNull(subscriber, "subscriber");
@@ -444,5 +536,42 @@ public final class DefaultOperationRegistry implements OperationRegistry {
           return CallError.of(
               ErrorCode.EXECUTION_ERROR, "Operation " + spec.id() + " failed", cause);
         });
+  }
+
+  /** A failure as the CallError a caller sees; anything else is an EXECUTION_ERROR. */
+  public static CallError asCallError(Throwable error) {
+    return CallError.from(error, ErrorCode.EXECUTION_ERROR, "The call failed");
+  }
+
+  /**
+   * The future {@code execute} returns when interceptors run: completed by the outermost observer,
+   * and cancelling it cancels the call it started.
+   */
+  private static final class UnaryResult implements CallObserver {
+    final CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
+    private volatile ResponseEnvelope<JsonNode> value;
+
+    void started(CompletableFuture<ResponseEnvelope<JsonNode>> call) {
+      future.whenComplete(
+          (v, error) -> {
+            if (error instanceof java.util.concurrent.CancellationException) {
+              call.cancel(false);
+            }
+          });
+    }
+
+    @Override
+    public void onResult(ResponseEnvelope<JsonNode> result) {
+      value = result;
+    }
+
+    @Override
+    public void onEnd(Optional<CallError> failure) {
+      if (failure.isPresent()) {
+        future.completeExceptionally(failure.get());
+      } else {
+        future.complete(value);
+      }
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.protocol;
 
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
@@ -39,6 +40,8 @@ public sealed interface CallEvent
    * @param replyTo where responses go (the caller's inbox topic)
    * @param demand for a SUBSCRIPTION: how many items the caller takes before it sends {@code
    *     call.demand}; absent means unbounded
+   * @param meta what travels with the call (trace context, baggage): the wire's {@code meta}
+   *     object, empty when absent
    */
   record Requested(
       String requestId,
@@ -48,7 +51,8 @@ public sealed interface CallEvent
       Optional<Identity> identity,
       OptionalLong deadlineMillis,
       Optional<String> replyTo,
-      OptionalLong demand)
+      OptionalLong demand,
+      CallMetadata meta)
       implements CallEvent {
     /**
      * @throws IllegalArgumentException if a field breaks the protocol's rules (an id, a topic, a
@@ -63,6 +67,7 @@ public sealed interface CallEvent
       Objects.requireNonNull(deadlineMillis, "deadlineMillis");
       Objects.requireNonNull(replyTo, "replyTo");
       Objects.requireNonNull(demand, "demand");
+      Objects.requireNonNull(meta, "meta");
       checkRequestId(requestId);
       if (!OperationSpec.isValidId(operationId)) {
         throw new IllegalArgumentException("Not a valid operation id: '" + operationId + "'");
@@ -82,6 +87,28 @@ public sealed interface CallEvent
       if (demand.isPresent() && demand.getAsLong() <= 0) {
         throw new IllegalArgumentException("demand must be positive, was " + demand.getAsLong());
       }
+    }
+
+    /** A request without metadata. */
+    public Requested(
+        String requestId,
+        String operationId,
+        JsonNode input,
+        Optional<String> parentRequestId,
+        Optional<Identity> identity,
+        OptionalLong deadlineMillis,
+        Optional<String> replyTo,
+        OptionalLong demand) {
+      this(
+          requestId,
+          operationId,
+          input,
+          parentRequestId,
+          identity,
+          deadlineMillis,
+          replyTo,
+          demand,
+          CallMetadata.empty());
     }
 
     @Override

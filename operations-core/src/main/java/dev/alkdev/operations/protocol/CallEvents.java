@@ -1,6 +1,7 @@
 package dev.alkdev.operations.protocol;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
@@ -12,9 +13,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -126,6 +129,10 @@ public final class CallEvents {
               });
       r.deadlineMillis().ifPresent(ms -> json.put("deadlineMs", ms));
       r.demand().ifPresent(n -> json.put("demand", n));
+      if (!r.meta().isEmpty()) {
+        ObjectNode meta = json.putObject("meta");
+        r.meta().asMap().forEach(meta::put);
+      }
       json.set("input", r.input());
     } else if (event instanceof CallEvent.Responded r) {
       json.set("output", Envelopes.toJson(r.output()));
@@ -414,6 +421,7 @@ public final class CallEvents {
     Optional<Identity> identity = identity(json);
     OptionalLong deadline = integer(json, "deadlineMs", 0);
     OptionalLong demand = integer(json, "demand", 1);
+    CallMetadata meta = meta(json);
     try {
       // The constructor checks the operation id; every other field is checked above.
       return new CallEvent.Requested(
@@ -424,7 +432,8 @@ public final class CallEvents {
           identity,
           deadline,
           replyTo,
-          demand);
+          demand,
+          meta);
     } catch (IllegalArgumentException e) {
       if (!OperationSpec.isValidId(operationId)) {
         throw malformed(
@@ -435,6 +444,51 @@ public final class CallEvents {
             json);
       }
       throw malformed(e.getMessage(), null, json);
+    }
+  }
+
+  /**
+   * The {@code meta} of a request: an object of at most {@link CallMetadata#MAX_ENTRIES} string
+   * values, within {@link CallMetadata}'s limits on keys, values and total size.
+   */
+  private static CallMetadata meta(JsonNode json) {
+    JsonNode meta = json.get("meta");
+    if (meta == null || meta.isNull()) {
+      return CallMetadata.empty();
+    }
+    if (!meta.isObject()) {
+      throw malformed(
+          "\"meta\" must be an object of string values, was " + Json.describe(meta), "/meta", json);
+    }
+    if (meta.size() > CallMetadata.MAX_ENTRIES) {
+      throw malformed(
+          "\"meta\" may hold at most " + CallMetadata.MAX_ENTRIES + " entries, has " + meta.size(),
+          "/meta",
+          json);
+    }
+    Map<String, String> entries = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : meta.properties()) {
+      String key = entry.getKey();
+      Optional<String> keyProblem = CallMetadata.keyProblem(key);
+      if (keyProblem.isPresent()) {
+        throw malformed("\"meta\": " + keyProblem.get(), "/meta", json);
+      }
+      String pointer = "/meta/" + key; // a valid key has no '/' or '~' to escape
+      JsonNode value = entry.getValue();
+      if (!value.isString()) {
+        throw malformed(
+            "\"meta." + key + "\" must be a string, was " + Json.describe(value), pointer, json);
+      }
+      Optional<String> valueProblem = CallMetadata.valueProblem(key, value.asString());
+      if (valueProblem.isPresent()) {
+        throw malformed("\"meta\": " + valueProblem.get(), pointer, json);
+      }
+      entries.put(key, value.asString());
+    }
+    try {
+      return CallMetadata.of(entries);
+    } catch (IllegalArgumentException e) {
+      throw malformed("\"meta\": " + e.getMessage(), "/meta", json); // the total size
     }
   }
 

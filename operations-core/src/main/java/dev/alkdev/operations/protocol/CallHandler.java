@@ -1,25 +1,25 @@
 package dev.alkdev.operations.protocol;
 
 import dev.alkdev.operations.CallError;
-import dev.alkdev.operations.Cancellation;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
-import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
-import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.serving.CallRequest;
+import dev.alkdev.operations.serving.CallSink;
+import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.serving.ServedCall;
 import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -27,17 +27,18 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The serving side of the call protocol: serves a registry's operations on a pub/sub. For every
- * callable operation it listens on {@code ops.req.<id>} in the servers' queue group (so each
- * request reaches one server), and it follows the registry as operations come and go.
+ * The serving side of the call protocol: serves a registry's operations on a pub/sub, as a thin
+ * adapter over the serving pipeline ({@link OperationServer}). For every callable operation it
+ * listens on {@code ops.req.<id>} in the servers' queue group (so each request reaches one server),
+ * and it follows the registry as operations come and go.
  *
- * <p>For each {@code call.requested}: look up the spec, check access against the identity the
- * transport supplies, then dispatch by type: QUERY and MUTATION to {@code execute}, SUBSCRIPTION to
- * {@code subscribe}, and publish {@code call.responded} / {@code call.error} / {@code
- * call.completed} to the caller's {@code replyTo}. Handlers never publish (the seeds' ADR-011). An
- * MCP {@code isError} envelope is a response, not an error. {@code call.aborted} cancels the
- * running handler and every call it made through its context; {@code call.demand} lets a stream
- * send more.
+ * <p>What is pub/sub business stays here: decoding each {@code call.requested}, checking that it
+ * came on its operation's topic, the identity the transport vouches for, aborts that overtook their
+ * request, {@code call.aborted} and {@code call.demand} on {@code ops.ctl}, and encoding and
+ * publishing {@code call.responded} / {@code call.error} / {@code call.completed} to the caller's
+ * {@code replyTo}. Everything else (access, capacity, context, interceptors, dispatch, the result
+ * pipeline) is the pipeline's. Handlers never publish (the seeds' ADR-011). An MCP {@code isError}
+ * envelope is a response, not an error.
  *
  * <p>A malformed request is answered with PROTOCOL_ERROR when its request id and reply topic can be
  * read, and otherwise dropped and counted; the handler loop never dies of bad input.
@@ -48,18 +49,22 @@ public final class CallHandler implements AutoCloseable {
   private static final CallError SERVER_CLOSING =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
 
+  private static final CallError CALLER_GONE =
+      CallError.builder(ErrorCode.CANCELLED, "The caller is gone").build();
+
   /** Aborts remembered for requests that have not arrived yet; the oldest are forgotten first. */
   static final int EARLY_ABORTS = 4096;
 
-  /** The longest error message sent when an error event has to be shortened to fit. */
+  private final OperationServer server;
+  private final boolean ownsServer;
   private final OperationRegistry registry;
-
   private final PubSub pubsub;
-  private final int maxConcurrentCalls;
   private final ConcurrentHashMap<String, PubSub.Subscription> requestSubscriptions =
       new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Running> running = new ConcurrentHashMap<>();
-  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** This handler's calls, by request id: where control events find them. */
+  private final ConcurrentHashMap<String, ReplySink> calls = new ConcurrentHashMap<>();
+
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong late = new AtomicLong();
 
@@ -77,9 +82,15 @@ public final class CallHandler implements AutoCloseable {
   private volatile boolean closed;
 
   private CallHandler(Builder builder) {
-    this.registry = builder.registry;
+    this.ownsServer = builder.server == null;
+    this.server =
+        ownsServer
+            ? OperationServer.builder(builder.registry)
+                .maxConcurrentCalls(builder.maxConcurrentCalls)
+                .build()
+            : builder.server;
+    this.registry = server.registry();
     this.pubsub = builder.pubsub;
-    this.maxConcurrentCalls = builder.maxConcurrentCalls;
     this.controlSubscription =
         pubsub.subscribe(ProtocolTopics.CONTROL, SubscribeOptions.defaults(), this::onControl);
     this.registryListener =
@@ -105,23 +116,38 @@ public final class CallHandler implements AutoCloseable {
     }
   }
 
-  /** Starts serving {@code registry}'s operations on {@code pubsub}. */
+  /** Starts serving {@code registry}'s operations on {@code pubsub}, with a pipeline of its own. */
   public static CallHandler serve(OperationRegistry registry, PubSub pubsub) {
     return builder(registry, pubsub).build();
   }
 
-  public static Builder builder(OperationRegistry registry, PubSub pubsub) {
-    return new Builder(registry, pubsub);
+  /**
+   * Starts serving {@code server}'s operations on {@code pubsub}, sharing the pipeline (and its
+   * limits) with the server's other adapters. Closing the handler leaves the server open.
+   */
+  public static CallHandler serve(OperationServer server, PubSub pubsub) {
+    return builder(server, pubsub).build();
   }
 
-  /** Calls running now, and messages dropped. */
+  /** A handler with a serving pipeline of its own over {@code registry}. */
+  public static Builder builder(OperationRegistry registry, PubSub pubsub) {
+    return new Builder(Objects.requireNonNull(registry, "registry"), null, pubsub);
+  }
+
+  /** A handler over a shared serving pipeline. */
+  public static Builder builder(OperationServer server, PubSub pubsub) {
+    return new Builder(null, Objects.requireNonNull(server, "server"), pubsub);
+  }
+
+  /** This handler's calls running now, and messages dropped. */
   public ProtocolStats stats() {
-    return new ProtocolStats(running.size(), late.get(), malformed.get());
+    return new ProtocolStats(calls.size(), late.get(), malformed.get());
   }
 
   /**
    * Stops serving: no new requests are taken, running calls are cancelled and their callers told
-   * UNAVAILABLE (retryable), so they may try another server.
+   * UNAVAILABLE (retryable), so they may try another server. A pipeline of its own is closed with
+   * it; a shared one stays open, and only this handler's calls end.
    */
   @Override
   public void close() {
@@ -133,10 +159,11 @@ public final class CallHandler implements AutoCloseable {
     requestSubscriptions.values().forEach(PubSub.Subscription::close);
     requestSubscriptions.clear();
     controlSubscription.close();
-    for (Running call : new ArrayList<>(running.values())) {
-      if (running.remove(call.requestId, call)) {
-        call.abort(SERVER_CLOSING);
-        send(call.replyTo, CallEvents.failed(call.requestId, SERVER_CLOSING));
+    if (ownsServer) {
+      server.close(); // every sink hears UNAVAILABLE and tells its caller
+    } else {
+      for (ReplySink call : new ArrayList<>(calls.values())) {
+        call.shutDown();
       }
     }
   }
@@ -178,93 +205,39 @@ public final class CallHandler implements AutoCloseable {
     if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
       return; // its caller gave up before the request arrived
     }
-    Running registered = null;
-    try {
-      if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
-        throw CallError.of(
-            ErrorCode.PROTOCOL_ERROR,
-            "The request for " + request.operationId() + " arrived on " + message.topic());
-      }
-      OperationSpec spec =
-          registry
-              .getSpec(request.operationId())
-              .orElseThrow(
-                  () ->
-                      CallError.of(
-                          ErrorCode.OPERATION_NOT_FOUND,
-                          "Operation not found: " + request.operationId()));
-      Identity identity = identityOf(message, request);
-      if (!spec.accessControl().allows(identity)) {
-        if (identity.equals(Identity.anonymous())) {
-          throw CallError.of(
-              ErrorCode.UNAUTHENTICATED,
-              "Operation " + spec.id() + " needs an authenticated caller");
-        }
-        spec.accessControl().check(identity, spec.id());
-      }
-      if (inFlight.incrementAndGet() > maxConcurrentCalls) {
-        inFlight.decrementAndGet();
-        throw CallError.of(
-            ErrorCode.RESOURCE_EXHAUSTED,
-            "The server is running " + maxConcurrentCalls + " calls; try again later");
-      }
-      Running call = new Running(requestId, replyTo, Cancellation.create());
-      if (running.putIfAbsent(requestId, call) != null) {
-        inFlight.decrementAndGet();
-        throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + requestId + " is in use");
-      }
-      registered = call;
-      if (closed) {
-        throw SERVER_CLOSING; // close() swept the running calls before this one arrived
-      }
-      OperationContext.Builder contextBuilder =
-          OperationContext.builder()
-              .requestId(requestId)
-              .identity(identity)
-              .cancellation(call.cancellation);
-      request.parentRequestId().ifPresent(contextBuilder::parentRequestId);
-      request
-          .deadlineMillis()
-          .ifPresent(millis -> contextBuilder.deadline(Deadline.afterMillis(millis)));
-      OperationContext context = contextBuilder.build();
-      if (spec.type() == OperationType.SUBSCRIPTION) {
-        registry
-            .subscribe(spec.id(), request.input(), context)
-            .subscribe(new StreamRelay(call, request.demand().orElse(Long.MAX_VALUE)));
-      } else {
-        registry
-            .execute(spec.id(), request.input(), context)
-            .whenComplete(
-                (envelope, error) -> {
-                  if (!finish(call)) {
-                    return; // aborted: the caller is not waiting any more
-                  }
-                  if (error != null) {
-                    send(replyTo, CallEvents.failed(requestId, asCallError(error)));
-                  } else {
-                    send(replyTo, new CallEvent.Responded(requestId, envelope));
-                    if (request.demand().isPresent()) {
-                      // A stream consumer (only streams send demand) of a unary operation: its
-                      // one item is the whole stream.
-                      send(replyTo, new CallEvent.Completed(requestId));
-                    }
-                  }
-                });
-      }
-    } catch (CallError e) {
-      if (registered == null || finish(registered)) {
-        send(replyTo, CallEvents.failed(requestId, e));
-      }
-    } catch (RuntimeException e) {
-      // A bug below us must not kill the transport's delivery loop nor leave the caller waiting.
-      LOG.error("Serving a request for {} failed", request.operationId(), e);
-      if (registered == null || finish(registered)) {
-        send(
-            replyTo,
-            CallEvents.failed(
-                requestId,
-                CallError.of(
-                    ErrorCode.EXECUTION_ERROR, "Operation " + request.operationId() + " failed")));
+    if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
+      send(
+          replyTo,
+          CallEvents.failed(
+              requestId,
+              CallError.of(
+                  ErrorCode.PROTOCOL_ERROR,
+                  "The request for " + request.operationId() + " arrived on " + message.topic())));
+      return;
+    }
+    if (closed) {
+      send(replyTo, CallEvents.failed(requestId, SERVER_CLOSING));
+      return;
+    }
+    CallRequest.Builder call =
+        CallRequest.builder(request.operationId())
+            .requestId(requestId)
+            .input(request.input())
+            .identity(identityOf(message, request))
+            .metadata(request.meta());
+    request.parentRequestId().ifPresent(call::parentRequestId);
+    request.deadlineMillis().ifPresent(ms -> call.deadline(Deadline.afterMillis(ms)));
+    request.demand().ifPresent(call::demand);
+    ReplySink sink = new ReplySink(requestId, replyTo);
+    // A request id in use here is refused by the pipeline, and its refusal must not untrack the
+    // call that holds the id; so the first call keeps its place in the map.
+    ReplySink previous = calls.putIfAbsent(requestId, sink);
+    ServedCall served = server.serve(call.build(), sink);
+    if (previous != null && !served.isDone()) {
+      // The id's earlier call ended just as this one came, and the pipeline took it: track it.
+      calls.put(requestId, sink);
+      if (served.isDone()) {
+        calls.remove(requestId, sink);
       }
     }
   }
@@ -290,15 +263,6 @@ public final class CallHandler implements AutoCloseable {
     }
   }
 
-  /** Removes a finished call; false if it was aborted (or finished) before. */
-  private boolean finish(Running call) {
-    if (running.remove(call.requestId, call)) {
-      inFlight.decrementAndGet();
-      return true;
-    }
-    return false;
-  }
-
   // ------------------------------------------------------------------ control
 
   private void onControl(Message message) {
@@ -309,7 +273,7 @@ public final class CallHandler implements AutoCloseable {
       malformed.incrementAndGet();
       return;
     }
-    Running call = running.get(event.requestId());
+    ReplySink call = calls.get(event.requestId());
     if (call == null) {
       // Most control messages are for other servers' calls: broadcasts reach every server. An
       // abort may also have overtaken its request, so remember it for a while.
@@ -319,12 +283,10 @@ public final class CallHandler implements AutoCloseable {
       return;
     }
     if (event instanceof CallEvent.Aborted aborted) {
-      if (finish(call)) {
-        call.abort(
-            CallError.of(
-                ErrorCode.CANCELLED,
-                "The caller aborted the call" + aborted.reason().map(r -> ": " + r).orElse("")));
-      }
+      call.abort(
+          CallError.of(
+              ErrorCode.CANCELLED,
+              "The caller aborted the call" + aborted.reason().map(r -> ": " + r).orElse("")));
     } else if (event instanceof CallEvent.Demand demand) {
       call.demand(demand.n());
     } else {
@@ -347,128 +309,162 @@ public final class CallHandler implements AutoCloseable {
 
   // ------------------------------------------------------------------ sending
 
-  /**
-   * Publishes an event to a caller. An event the transport cannot carry (too large, too deep)
-   * becomes a RESOURCE_EXHAUSTED error instead, and ends the call; a reply nobody receives means
-   * the caller is gone.
-   */
+  /** Publishes an answer that belongs to no served call (a malformed or misrouted request). */
   private void send(String replyTo, CallEvent event) {
-    CallEvents.Reply reply = CallEvents.encodeReply(event, pubsub.maxMessageBytes());
-    reply
-        .replaced()
-        .ifPresent(
-            problem -> {
-              Running call = running.get(event.requestId());
-              if (call != null && finish(call)) {
-                call.abort(problem);
-              }
-            });
-    byte[] bytes = reply.bytes();
     pubsub
-        .publish(replyTo, bytes)
+        .publish(replyTo, CallEvents.encodeReply(event, pubsub.maxMessageBytes()).bytes())
         .whenComplete(
             (receivers, error) -> {
               if (error != null || receivers == 0) {
                 late.incrementAndGet();
-                // The caller cannot hear us: stop a stream that would keep talking to nobody.
-                Running call = running.get(event.requestId());
-                if (call != null && finish(call)) {
-                  call.abort(CallError.of(ErrorCode.CANCELLED, "The caller is gone"));
-                }
               }
             });
   }
 
-  private static CallError asCallError(Throwable error) {
-    return CallError.from(error, ErrorCode.EXECUTION_ERROR, "The call failed");
-  }
+  /** One served call's replies: the pipeline's signals, published as call events. */
+  private final class ReplySink implements CallSink {
+    private final String requestId;
+    private final String replyTo;
+    private volatile ServedCall call;
 
-  /** A call being served. */
-  private static final class Running {
-    final String requestId;
-    final String replyTo;
-    final Cancellation cancellation;
-    private volatile Flow.Subscription stream;
+    // Control events that came before the pipeline handed over the call (another thread).
+    private CallError heldAbort;
+    private long heldDemand;
 
-    Running(String requestId, String replyTo, Cancellation cancellation) {
+    ReplySink(String requestId, String replyTo) {
       this.requestId = requestId;
       this.replyTo = replyTo;
-      this.cancellation = cancellation;
-    }
-
-    void abort(CallError reason) {
-      cancellation.cancel(reason);
-      Flow.Subscription s = stream;
-      if (s != null) {
-        s.cancel();
-      }
-    }
-
-    void demand(long n) {
-      Flow.Subscription s = stream;
-      if (s != null) {
-        s.request(n);
-      }
-    }
-  }
-
-  /** Publishes a stream's signals as events, in order. */
-  private final class StreamRelay implements Flow.Subscriber<ResponseEnvelope<JsonNode>> {
-    private final Running call;
-    private final long initialDemand;
-
-    StreamRelay(Running call, long initialDemand) {
-      this.call = call;
-      this.initialDemand = initialDemand;
     }
 
     @Override
-    public void onSubscribe(Flow.Subscription subscription) {
-      call.stream = subscription;
-      if (call.cancellation.isCancelled()) {
-        subscription.cancel();
-      } else {
-        subscription.request(initialDemand);
+    public void onStart(ServedCall call) {
+      CallError abort;
+      long demand;
+      synchronized (this) {
+        this.call = call;
+        abort = heldAbort;
+        demand = heldDemand;
+      }
+      if (abort != null) {
+        end(abort);
+      } else if (demand > 0) {
+        call.request(demand);
       }
     }
 
     @Override
-    public void onNext(ResponseEnvelope<JsonNode> envelope) {
-      if (running.get(call.requestId) == call) {
-        send(call.replyTo, new CallEvent.Responded(call.requestId, envelope));
-      }
+    public void onResult(ResponseEnvelope<JsonNode> result) {
+      untrack();
+      send(new CallEvent.Responded(requestId, result));
     }
 
     @Override
-    public void onError(Throwable error) {
-      if (finish(call)) {
-        send(call.replyTo, CallEvents.failed(call.requestId, asCallError(error)));
-      }
+    public void onItem(ResponseEnvelope<JsonNode> item) {
+      send(new CallEvent.Responded(requestId, item));
     }
 
     @Override
     public void onComplete() {
-      if (finish(call)) {
-        send(call.replyTo, new CallEvent.Completed(call.requestId));
+      untrack();
+      send(new CallEvent.Completed(requestId));
+    }
+
+    @Override
+    public void onError(CallError error) {
+      untrack();
+      send(CallEvents.failed(requestId, error));
+    }
+
+    void abort(CallError reason) {
+      synchronized (this) {
+        if (call == null) {
+          heldAbort = reason;
+          return;
+        }
       }
+      end(reason);
+    }
+
+    void demand(long n) {
+      ServedCall c;
+      synchronized (this) {
+        c = call;
+        if (c == null) {
+          heldDemand = heldDemand + n < 0 ? Long.MAX_VALUE : heldDemand + n;
+          return;
+        }
+      }
+      c.request(n);
+    }
+
+    /** This handler closes over a shared pipeline: end the call and tell its caller. */
+    void shutDown() {
+      if (end(SERVER_CLOSING)) {
+        send(CallEvents.failed(requestId, SERVER_CLOSING));
+      }
+    }
+
+    /** Ends the call from this side; true if it was still running. */
+    private boolean end(CallError reason) {
+      ServedCall c = call;
+      if (c != null && c.cancel(reason)) {
+        untrack();
+        return true;
+      }
+      return false;
+    }
+
+    private void untrack() {
+      calls.remove(requestId, this);
+    }
+
+    /**
+     * Publishes an event to the caller. An event the transport cannot carry (too large, too deep)
+     * becomes a RESOURCE_EXHAUSTED error instead, and ends the call; a reply nobody receives means
+     * the caller is gone.
+     */
+    private void send(CallEvent event) {
+      CallEvents.Reply reply = CallEvents.encodeReply(event, pubsub.maxMessageBytes());
+      reply.replaced().ifPresent(this::end);
+      pubsub
+          .publish(replyTo, reply.bytes())
+          .whenComplete(
+              (receivers, error) -> {
+                if (error != null || receivers == 0) {
+                  late.incrementAndGet();
+                  // The caller cannot hear us: stop a stream that would keep talking to nobody.
+                  end(CALLER_GONE);
+                }
+              });
     }
   }
 
   /** Configures a {@link CallHandler}. */
   public static final class Builder {
     private final OperationRegistry registry;
+    private final OperationServer server;
     private final PubSub pubsub;
-    private int maxConcurrentCalls = 10_000;
+    private int maxConcurrentCalls = OperationServer.DEFAULT_MAX_CONCURRENT_CALLS;
 
-    private Builder(OperationRegistry registry, PubSub pubsub) {
-      this.registry = Objects.requireNonNull(registry, "registry");
+    private Builder(OperationRegistry registry, OperationServer server, PubSub pubsub) {
+      this.registry = registry;
+      this.server = server;
       this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
     }
 
-    /** Calls served at once; more are refused with RESOURCE_EXHAUSTED (10,000 by default). */
+    /**
+     * Calls served at once; more are refused with RESOURCE_EXHAUSTED (10,000 by default). For a
+     * handler with a pipeline of its own; a shared {@link OperationServer} has its own limit.
+     *
+     * @throws IllegalStateException if the handler shares a pipeline
+     */
     public Builder maxConcurrentCalls(int max) {
       if (max <= 0) {
         throw new IllegalArgumentException("maxConcurrentCalls must be positive");
+      }
+      if (server != null) {
+        throw new IllegalStateException(
+            "This handler shares an OperationServer: set maxConcurrentCalls on its builder");
       }
       this.maxConcurrentCalls = max;
       return this;

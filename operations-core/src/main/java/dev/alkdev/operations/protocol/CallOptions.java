@@ -1,5 +1,6 @@
 package dev.alkdev.operations.protocol;
 
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.Cancellation;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.Identity;
@@ -9,42 +10,52 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How a remote call is made: by when it must finish, who makes it, which call it belongs to, and
- * the signal that cancels it. Immutable: start from {@link #defaults()} or {@link
- * #of(OperationContext)} and derive changed copies with the {@code with} methods. As in {@link
- * OperationContext.Builder}, what is optional is absent until it is set, reads as an {@link
+ * How a remote call is made: by when it must finish, who makes it, which call it belongs to, the
+ * signal that cancels it, and the metadata it carries. Immutable: start from {@link #defaults()}
+ * or {@link #of(OperationContext)} and derive changed copies with the {@code with} methods. As in
+ * {@link OperationContext.Builder}, what is optional is absent until it is set, reads as an {@link
  * Optional}, and is never set to {@code null}.
  */
 public final class CallOptions {
   private static final CallOptions DEFAULTS =
-      new CallOptions(null, Identity.anonymous(), null, null);
+      new CallOptions(null, Identity.anonymous(), null, null, CallMetadata.empty());
 
   private final Deadline deadline;
   private final Identity identity;
   private final String parentRequestId;
   private final Cancellation cancellation;
+  private final CallMetadata metadata;
 
   private CallOptions(
-      Deadline deadline, Identity identity, String parentRequestId, Cancellation cancellation) {
+      Deadline deadline,
+      Identity identity,
+      String parentRequestId,
+      Cancellation cancellation,
+      CallMetadata metadata) {
     this.deadline = deadline;
     this.identity = identity;
     this.parentRequestId = parentRequestId;
     this.cancellation = cancellation;
+    this.metadata = metadata;
   }
 
-  /** Anonymous, no parent, no signal, the map's default timeout. */
+  /** Anonymous, no parent, no signal, no metadata, the map's default timeout. */
   public static CallOptions defaults() {
     return DEFAULTS;
   }
 
-  /** Options for a call made on behalf of {@code context}: its identity, deadline and signal. */
+  /**
+   * Options for a call made on behalf of {@code context}: its identity, deadline, signal and
+   * metadata (so trace context travels on).
+   */
   public static CallOptions of(OperationContext context) {
     Objects.requireNonNull(context, "context");
     return new CallOptions(
         context.deadline().orElse(null),
         context.identity(),
         context.requestId(),
-        context.cancellation());
+        context.cancellation(),
+        context.metadata());
   }
 
   /**
@@ -70,6 +81,11 @@ public final class CallOptions {
     return Optional.ofNullable(cancellation);
   }
 
+  /** Sent as the request's {@code meta} (trace context, baggage); empty when none. */
+  public CallMetadata metadata() {
+    return metadata;
+  }
+
   /** The deadline {@code timeout} from now. */
   public CallOptions withTimeout(Duration timeout) {
     return withDeadline(Deadline.after(timeout));
@@ -77,23 +93,29 @@ public final class CallOptions {
 
   public CallOptions withDeadline(Deadline deadline) {
     Objects.requireNonNull(deadline, "deadline (leave it unset for the default timeout)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
   }
 
   public CallOptions withIdentity(Identity identity) {
     Objects.requireNonNull(identity, "identity");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
   }
 
   public CallOptions withParentRequestId(String parentRequestId) {
     Objects.requireNonNull(
         parentRequestId, "parentRequestId (leave it unset for a call without a parent)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
   }
 
   public CallOptions withCancellation(Cancellation cancellation) {
     Objects.requireNonNull(cancellation, "cancellation (leave it unset for a call without one)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+  }
+
+  /** Sends {@code metadata} as the request's {@code meta} ({@link CallMetadata#empty()}: none). */
+  public CallOptions withMetadata(CallMetadata metadata) {
+    Objects.requireNonNull(metadata, "metadata (use CallMetadata.empty() for none)");
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
   }
 
   @Override
@@ -102,12 +124,14 @@ public final class CallOptions {
         && Objects.equals(deadline, other.deadline)
         && identity.equals(other.identity)
         && Objects.equals(parentRequestId, other.parentRequestId)
-        && cancellation == other.cancellation;
+        && cancellation == other.cancellation
+        && metadata.equals(other.metadata);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(deadline, identity, parentRequestId, System.identityHashCode(cancellation));
+    return Objects.hash(
+        deadline, identity, parentRequestId, System.identityHashCode(cancellation), metadata);
   }
 
   @Override
@@ -117,6 +141,7 @@ public final class CallOptions {
         + (deadline == null ? "" : ", " + deadline)
         + (parentRequestId == null ? "" : ", parent=" + parentRequestId)
         + (cancellation == null ? "" : ", cancellable")
+        + (metadata.asMap().isEmpty() ? "" : ", meta=" + metadata.asMap().keySet())
         + "]";
   }
 }

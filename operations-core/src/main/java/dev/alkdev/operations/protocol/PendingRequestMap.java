@@ -267,7 +267,8 @@ public final class PendingRequestMap implements AutoCloseable {
           Optional.of(options.identity()),
           deadline == null ? OptionalLong.empty() : OptionalLong.of(deadline.remainingMillis()),
           Optional.of(inbox),
-          demand == null ? OptionalLong.empty() : OptionalLong.of(demand));
+          demand == null ? OptionalLong.empty() : OptionalLong.of(demand),
+          options.metadata());
     } catch (IllegalArgumentException e) {
       // A parent request id or an identity the protocol cannot carry.
       throw CallError.of(ErrorCode.INVALID_INPUT, "Cannot send the call: " + e.getMessage(), e);

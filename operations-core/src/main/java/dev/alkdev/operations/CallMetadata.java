@@ -1,0 +1,202 @@
+package dev.alkdev.operations;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Metadata that travels with a call: string keys and string values, meant for W3C trace context
+ * ({@code traceparent}, {@code tracestate}) and baggage. A context carries it ({@link
+ * OperationContext#metadata()}), the calls it makes inherit it, and the call protocol sends it as
+ * the {@code meta} object of {@code call.requested}. It is not the response envelope's {@code meta}
+ * (where a result came from); it describes the request.
+ *
+ * <p>Bounded, because every hop carries it: at most {@value #MAX_ENTRIES} entries, keys of 1 to
+ * {@value #MAX_KEY_LENGTH} characters from {@code A-Z a-z 0-9 - _ . :}, values without control
+ * characters, and at most {@value #MAX_TOTAL_BYTES} bytes of keys and values together (UTF-8).
+ * Values may be relayed as HTTP headers, hence no control characters. Immutable; keys are kept
+ * sorted so that equal metadata encodes alike.
+ */
+public final class CallMetadata {
+  /** The most entries metadata may hold. */
+  public static final int MAX_ENTRIES = 32;
+
+  /** The longest key, in characters. */
+  public static final int MAX_KEY_LENGTH = 128;
+
+  /** The most bytes (UTF-8) of all keys and values together. */
+  public static final int MAX_TOTAL_BYTES = 8 * 1024;
+
+  private static final CallMetadata EMPTY = new CallMetadata(Collections.emptyNavigableMap());
+
+  private final Map<String, String> entries;
+
+  private CallMetadata(Map<String, String> entries) {
+    this.entries = entries;
+  }
+
+  /** No metadata. */
+  public static CallMetadata empty() {
+    return EMPTY;
+  }
+
+  /**
+   * Metadata holding {@code entries}.
+   *
+   * @throws IllegalArgumentException if an entry or the whole breaks the limits above; the message
+   *     names the entry and the limit
+   */
+  public static CallMetadata of(Map<String, String> entries) {
+    Objects.requireNonNull(entries, "entries");
+    if (entries.isEmpty()) {
+      return EMPTY;
+    }
+    TreeMap<String, String> copy = new TreeMap<>();
+    entries.forEach(
+        (key, value) -> {
+          Objects.requireNonNull(key, "a metadata key");
+          Objects.requireNonNull(value, () -> "the metadata value of " + key);
+          copy.put(key, value);
+        });
+    check(copy);
+    return new CallMetadata(Collections.unmodifiableNavigableMap(copy));
+  }
+
+  /** Metadata holding one entry. */
+  public static CallMetadata of(String key, String value) {
+    return of(Map.of(key, value));
+  }
+
+  /** The value of {@code key}, if present. */
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(entries.get(key));
+  }
+
+  /**
+   * A copy with {@code key} set to {@code value} (replacing an earlier value).
+   *
+   * @throws IllegalArgumentException if the result would break the limits
+   */
+  public CallMetadata with(String key, String value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (value.equals(entries.get(key))) {
+      return this;
+    }
+    TreeMap<String, String> copy = new TreeMap<>(entries);
+    copy.put(key, value);
+    return of(copy);
+  }
+
+  /** A copy without {@code key}. */
+  public CallMetadata without(String key) {
+    if (!entries.containsKey(key)) {
+      return this;
+    }
+    TreeMap<String, String> copy = new TreeMap<>(entries);
+    copy.remove(key);
+    return copy.isEmpty() ? EMPTY : new CallMetadata(Collections.unmodifiableNavigableMap(copy));
+  }
+
+  /** Every entry, sorted by key; unmodifiable. */
+  public Map<String, String> asMap() {
+    return entries;
+  }
+
+  public boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  public int size() {
+    return entries.size();
+  }
+
+  /**
+   * Why {@code key} cannot be a metadata key, or empty if it can: 1 to {@value #MAX_KEY_LENGTH}
+   * characters from {@code A-Z a-z 0-9 - _ . :}.
+   */
+  public static Optional<String> keyProblem(String key) {
+    if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
+      return Optional.of(
+          "a metadata key must be 1 to " + MAX_KEY_LENGTH + " characters, was " + key.length());
+    }
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_'
+              || c == '.'
+              || c == ':';
+      if (!ok) {
+        return Optional.of(
+            "the metadata key '"
+                + key
+                + "' has a character other than A-Z a-z 0-9 - _ . : at index "
+                + i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Why {@code value} cannot be the value of {@code key}, or empty if it can. */
+  public static Optional<String> valueProblem(String key, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c == 0x7f) {
+        return Optional.of(
+            "the metadata value of '" + key + "' has a control character at index " + i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void check(Map<String, String> entries) {
+    if (entries.size() > MAX_ENTRIES) {
+      throw new IllegalArgumentException(
+          "metadata may hold at most " + MAX_ENTRIES + " entries, was " + entries.size());
+    }
+    long bytes = 0;
+    for (Map.Entry<String, String> entry : entries.entrySet()) {
+      String key = entry.getKey();
+      keyProblem(key).ifPresent(CallMetadata::refuse);
+      valueProblem(key, entry.getValue()).ifPresent(CallMetadata::refuse);
+      bytes += key.length() + utf8Length(entry.getValue());
+    }
+    if (bytes > MAX_TOTAL_BYTES) {
+      throw new IllegalArgumentException(
+          "metadata may hold at most "
+              + MAX_TOTAL_BYTES
+              + " bytes of keys and values (UTF-8), was "
+              + bytes);
+    }
+  }
+
+  private static void refuse(String problem) {
+    throw new IllegalArgumentException(problem);
+  }
+
+  private static long utf8Length(String value) {
+    return value.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof CallMetadata that && entries.equals(that.entries);
+  }
+
+  @Override
+  public int hashCode() {
+    return entries.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "CallMetadata" + entries;
+  }
+}

@@ -1,0 +1,319 @@
+package dev.alkdev.operations.serving;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallObserver;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationInterceptor;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.DefaultOperationRegistry;
+import dev.alkdev.operations.internal.InterceptorChain;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The serving pipeline: serves a registry's operations to callers elsewhere, whatever carries them.
+ * Every adapter (the call protocol's {@code CallHandler}, an HTTP gateway, an MCP server) reads
+ * requests its own way and hands them to {@link #serve}; the rules live here, once:
+ *
+ * <ol>
+ *   <li>the interceptors (the registry's, then this server's own) run around all that follows, and
+ *       see every served call, refusals included, as {@link OperationInterceptor.Origin#SERVED};
+ *   <li>an operation with no spec is OPERATION_NOT_FOUND (with no handler, likewise);
+ *   <li>access: an anonymous caller of an operation that needs scopes is UNAUTHENTICATED, an
+ *       identified caller without every required scope is ACCESS_DENIED;
+ *   <li>capacity: beyond {@link Builder#maxConcurrentCalls} running calls, RESOURCE_EXHAUSTED; a
+ *       request id already running here is PROTOCOL_ERROR;
+ *   <li>the context: the request's id, parent, identity, deadline and metadata, and a cancellation
+ *       signal the {@link ServedCall} owns;
+ *   <li>dispatch: QUERY and MUTATION to {@code execute}, SUBSCRIPTION to {@code subscribe} with the
+ *       caller's demand; the registry validates the input and runs the result pipeline;
+ *   <li>the outcome, to the adapter's {@link CallSink}.
+ * </ol>
+ *
+ * <p>A unary operation served to a stream consumer is a stream of one item; a SUBSCRIPTION served
+ * to a unary caller streams without bound (the caller decides when it has enough). Thread-safe.
+ */
+public final class OperationServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OperationServer.class);
+
+  /** The calls a server runs at once unless told otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_CALLS = 10_000;
+
+  static final CallError SHUTTING_DOWN =
+      CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
+
+  private final OperationRegistry registry;
+
+  /** The registry's own entry points that skip its interceptors (they run here instead). */
+  private final DefaultOperationRegistry direct;
+
+  private final InterceptorChain interceptors;
+  private final ConcurrencyLimit limit;
+  private final ConcurrentHashMap<String, Served> running = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  private OperationServer(Builder builder) {
+    this.registry = builder.registry;
+    this.direct = registry instanceof DefaultOperationRegistry d ? d : null;
+    InterceptorChain registryChain = direct != null ? direct.interceptors() : InterceptorChain.NONE;
+    this.interceptors = registryChain.then(List.copyOf(builder.interceptors));
+    this.limit = new ConcurrencyLimit(builder.maxConcurrentCalls);
+  }
+
+  /** A server of {@code registry}'s operations with default limits. */
+  public static OperationServer create(OperationRegistry registry) {
+    return builder(registry).build();
+  }
+
+  public static Builder builder(OperationRegistry registry) {
+    return new Builder(registry);
+  }
+
+  /** The registry whose operations this server serves. */
+  public OperationRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Serves one call. The outcome reaches {@code sink}; a call refused at once (unknown operation,
+   * access, capacity, closed) hears its error before this returns.
+   *
+   * @return the handle through which the adapter passes on demand and cancellation
+   */
+  public ServedCall serve(CallRequest request, CallSink sink) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(sink, "sink");
+    Served call = new Served(this, request, sink);
+    call.start();
+    OperationContext context = contextOf(request, call);
+    if (interceptors.isEmpty()) {
+      admitAndDispatch(call, request, context, call);
+    } else {
+      interceptors.run(
+          request.operationId(),
+          registry.getSpec(request.operationId()),
+          context,
+          OperationInterceptor.Origin.SERVED,
+          request.demand().isPresent(),
+          (callContext, observer) -> admitAndDispatch(call, request, callContext, observer),
+          call);
+    }
+    return call;
+  }
+
+  /** What the pipeline is doing now. */
+  public ServingStats stats() {
+    return new ServingStats(running.size(), limit.max(), closed);
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Stops serving: new calls are refused with UNAVAILABLE (retryable, so callers may try another
+   * server), and every running call is cancelled and its sink told UNAVAILABLE "shutting down".
+   * Idempotent.
+   */
+  // A graceful drain (issue 15) belongs here: stop admitting as now, wait for `running` to empty
+  // up to a timeout, then shut down what is left exactly as below.
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Served call : new ArrayList<>(running.values())) {
+      call.shutDown(SHUTTING_DOWN);
+    }
+  }
+
+  // ------------------------------------------------------------------ the pipeline
+
+  private static OperationContext contextOf(CallRequest request, Served call) {
+    OperationContext.Builder context =
+        OperationContext.builder()
+            .requestId(request.requestId())
+            .identity(request.identity())
+            .metadata(request.metadata())
+            .cancellation(call.cancellation);
+    request.parentRequestId().ifPresent(context::parentRequestId);
+    request.deadline().ifPresent(context::deadline);
+    return context.build();
+  }
+
+  /** The checks, then the call; whatever happens is reported to {@code observer}, once. */
+  private void admitAndDispatch(
+      Served call, CallRequest request, OperationContext context, CallObserver observer) {
+    String operationId = request.operationId();
+    try {
+      OperationSpec spec =
+          registry
+              .getSpec(operationId)
+              .orElseThrow(
+                  () ->
+                      CallError.of(
+                          ErrorCode.OPERATION_NOT_FOUND, "Operation not found: " + operationId));
+      // The context's identity: the adapter's, unless an interceptor authenticated the caller.
+      Identity identity = context.identity();
+      checkAccess(spec, identity);
+      admit(call, identity);
+      if (spec.type() == OperationType.SUBSCRIPTION) {
+        long demand = request.demand().orElse(Long.MAX_VALUE);
+        subscribe(spec.id(), request.input(), context)
+            .subscribe(new StreamRelay(call, observer, demand));
+      } else {
+        execute(spec.id(), request.input(), context)
+            .whenComplete(
+                (envelope, error) -> {
+                  if (error != null) {
+                    observer.onEnd(Optional.of(DefaultOperationRegistry.asCallError(error)));
+                  } else {
+                    observer.onResult(envelope);
+                    observer.onEnd(Optional.empty());
+                  }
+                });
+      }
+    } catch (CallError e) {
+      observer.onEnd(Optional.of(e));
+    } catch (RuntimeException e) {
+      // A bug below us must not kill the adapter's delivery loop nor leave the caller waiting.
+      LOG.error("Serving a request for {} failed", operationId, e);
+      observer.onEnd(
+          Optional.of(
+              CallError.of(ErrorCode.EXECUTION_ERROR, "Operation " + operationId + " failed")));
+    }
+  }
+
+  /** The access rule, in one place: who is UNAUTHENTICATED and who is ACCESS_DENIED. */
+  private static void checkAccess(OperationSpec spec, Identity identity) {
+    if (spec.accessControl().allows(identity)) {
+      return;
+    }
+    if (identity.equals(Identity.anonymous())) {
+      throw CallError.of(
+          ErrorCode.UNAUTHENTICATED, "Operation " + spec.id() + " needs an authenticated caller");
+    }
+    spec.accessControl().check(identity, spec.id()); // throws ACCESS_DENIED naming the scopes
+  }
+
+  /** Takes a slot and registers the call as running, or throws why not. */
+  private void admit(Served call, Identity identity) {
+    if (closed) {
+      throw SHUTTING_DOWN;
+    }
+    limit.acquire(identity);
+    if (running.putIfAbsent(call.requestId(), call) != null) {
+      limit.release(identity);
+      throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + call.requestId() + " is in use");
+    }
+    if (!call.admitted(identity)) {
+      // Cancelled or shut down while being admitted: give everything back.
+      running.remove(call.requestId(), call);
+      limit.release(identity);
+      throw call.cancelReason().orElse(SHUTTING_DOWN);
+    }
+    if (closed) {
+      throw SHUTTING_DOWN; // close() swept the running calls before this one arrived
+    }
+  }
+
+  /** Called by a call as it ends, once, if it was admitted. */
+  void release(Served call, Identity identity) {
+    running.remove(call.requestId(), call);
+    limit.release(identity);
+  }
+
+  private CompletableFuture<ResponseEnvelope<JsonNode>> execute(
+      String operationId, JsonNode input, OperationContext context) {
+    return direct != null
+        ? direct.executeDirect(operationId, input, context)
+        : registry.execute(operationId, input, context);
+  }
+
+  private Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, JsonNode input, OperationContext context) {
+    return direct != null
+        ? direct.subscribeDirect(operationId, input, context)
+        : registry.subscribe(operationId, input, context);
+  }
+
+  /** A served stream's signals, passed to the observer; its subscription goes to the call. */
+  private static final class StreamRelay implements Flow.Subscriber<ResponseEnvelope<JsonNode>> {
+    private final Served call;
+    private final CallObserver observer;
+    private final long initialDemand;
+
+    StreamRelay(Served call, CallObserver observer, long initialDemand) {
+      this.call = call;
+      this.observer = observer;
+      this.initialDemand = initialDemand;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+      call.attach(subscription, initialDemand);
+    }
+
+    @Override
+    public void onNext(ResponseEnvelope<JsonNode> item) {
+      observer.onItem(item);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      observer.onEnd(Optional.of(DefaultOperationRegistry.asCallError(error)));
+    }
+
+    @Override
+    public void onComplete() {
+      observer.onEnd(Optional.empty());
+    }
+  }
+
+  /** Configures an {@link OperationServer}. */
+  public static final class Builder {
+    private final OperationRegistry registry;
+    private int maxConcurrentCalls = DEFAULT_MAX_CONCURRENT_CALLS;
+    private final List<OperationInterceptor> interceptors = new ArrayList<>();
+
+    private Builder(OperationRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** Calls served at once; more are refused with RESOURCE_EXHAUSTED (10,000 by default). */
+    public Builder maxConcurrentCalls(int max) {
+      if (max <= 0) {
+        throw new IllegalArgumentException("maxConcurrentCalls must be positive, was " + max);
+      }
+      this.maxConcurrentCalls = max;
+      return this;
+    }
+
+    /**
+     * Adds an interceptor for served calls only, inside the registry's own interceptors (which
+     * served calls pass too); the first added is outermost.
+     */
+    public Builder interceptor(OperationInterceptor interceptor) {
+      interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    public OperationServer build() {
+      return new OperationServer(this);
+    }
+  }
+}
