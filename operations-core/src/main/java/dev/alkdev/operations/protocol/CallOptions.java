@@ -11,8 +11,8 @@ import java.util.Optional;
 
 /**
  * How a remote call is made: by when it must finish, who makes it, which call it belongs to, the
- * signal that cancels it, and the metadata it carries. Immutable: start from {@link #defaults()}
- * or {@link #of(OperationContext)} and derive changed copies with the {@code with} methods. As in
+ * signal that cancels it, and the metadata it carries. Immutable: start from {@link #defaults()} or
+ * {@link #of(OperationContext)} and derive changed copies with the {@code with} methods. As in
  * {@link OperationContext.Builder}, what is optional is absent until it is set, reads as an {@link
  * Optional}, and is never set to {@code null}.
  */
