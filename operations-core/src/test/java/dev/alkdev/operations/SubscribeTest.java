@@ -209,6 +209,29 @@ class SubscribeTest {
   }
 
   @Test
+  void anEmitterThatStopsWhenItSeesItsDeadlineEndsTheStreamWithDeadlineExceeded() throws Exception {
+    // The emitter polls isCancelled(), which turns true once the deadline has passed, and returns
+    // normally: the stream was cut, not finished, so the subscriber must hear DEADLINE_EXCEEDED
+    // rather than a completion (however late the shared deadline timer fires).
+    registry.register(
+        spec("demo.polling").type(OperationType.SUBSCRIPTION).build(),
+        Handler.emitter(
+            (in, ctx, em) -> {
+              while (!em.isCancelled()) {
+                Thread.sleep(5);
+              }
+            }));
+    for (int round = 0; round < 5; round++) {
+      TestSubscriber<ResponseEnvelope<JsonNode>> sub = new TestSubscriber<>(1);
+      OperationContext context = OperationContext.builder().timeout(Duration.ofMillis(50)).build();
+      registry.subscribe("demo.polling", null, context).subscribe(sub);
+      assertThat(sub.awaitTerminal()).isTrue();
+      assertThat(sub.completed).isFalse();
+      assertThat(((CallError) sub.error).code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    }
+  }
+
+  @Test
   void aPublisherThatIgnoresDemandIsStopped() throws Exception {
     Flow.Publisher<Integer> rude =
         subscriber -> {

@@ -117,8 +117,20 @@ public final class EmitterPublisher implements Flow.Publisher<Object> {
       } else if (failure != null) {
         terminate(failure);
       } else {
-        terminated = true;
-        subscriber.onComplete();
+        // A handler that stops because isCancelled() saw its deadline pass (or its context
+        // cancelled) returns normally; the stream did not end, it was cut: say why.
+        CallError cut = null;
+        try {
+          context.throwIfDone();
+        } catch (CallError e) {
+          cut = e;
+        }
+        if (cut != null) {
+          terminate(cut);
+        } else {
+          terminated = true;
+          subscriber.onComplete();
+        }
       }
     }
 
