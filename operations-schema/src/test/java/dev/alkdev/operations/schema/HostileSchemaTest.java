@@ -9,12 +9,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -263,6 +265,36 @@ class HostileSchemaTest {
         assertThat(errorsMeanwhile.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isZero();
       } finally {
         pool.shutdownNow();
+      }
+    }
+
+    @Test
+    void onVirtualThreadsEachValidationHasItsOwnBudgetToo() throws Exception {
+      // JDK 21+ only (the build targets 17): the registry runs blocking handlers there.
+      ExecutorService virtual;
+      try {
+        virtual =
+            (ExecutorService)
+                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+      } catch (NoSuchMethodException e) {
+        Assumptions.abort("no virtual threads before JDK 21");
+        return;
+      }
+      JsonNode hostile = strings(2_000, SLOW);
+      JsonNode fine = strings(200, "a".repeat(18));
+      try {
+        List<Future<List<SchemaError>>> spent = new ArrayList<>();
+        List<Future<List<SchemaError>>> valid = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          spent.add(virtual.submit(() -> items.validate(hostile)));
+          valid.add(virtual.submit(() -> items.validate(fine)));
+        }
+        for (int i = 0; i < 4; i++) {
+          assertBudgetSpent(spent.get(i).get(BOUND.toSeconds() * 2, TimeUnit.SECONDS));
+          assertThat(valid.get(i).get(BOUND.toSeconds() * 2, TimeUnit.SECONDS)).isEmpty();
+        }
+      } finally {
+        virtual.shutdownNow();
       }
     }
 
