@@ -1,6 +1,7 @@
 package dev.alkdev.operations.schema.internal;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The time all regular-expression matches of one validation, or of one cast, may take together
@@ -80,7 +81,7 @@ public final class RegexBudget implements AutoCloseable {
     String amount =
         limit.toNanos() % 1_000_000 == 0
             ? limit.toMillis() + " ms"
-            : (limit.toNanos() / 1_000) + " µs";
+            : String.format(Locale.ROOT, "%.3f ms", limit.toNanos() / 1e6);
     return "regular expressions took more than "
         + amount
         + " in total on this value, its time budget (SchemaLimits.maxRegexTime; raise it for"
