@@ -15,8 +15,11 @@ import java.util.Objects;
  *     stack
  * @param maxEvaluationSteps most keyword evaluations for one value; a schema whose {@code
  *     anyOf}/{@code $ref} combinations explode fails validation with keyword {@code "limit"}
- * @param regexTimeout how long one {@code pattern} or {@code patternProperties} match may run
- *     before it is abandoned and reported as a validation error
+ * @param maxRegexTime how long the regular expressions ({@code pattern}, {@code patternProperties})
+ *     of one {@link Schema#validate} call may run together, all patterns and all strings of the
+ *     value; when it is spent validation stops with keyword {@code "limit"}. Each {@link
+ *     Schema#cast} call has a budget of its own; when it is spent the cast leaves what it has not
+ *     matched as it was
  * @param maxErrors most errors collected for one value; the rest are summarised in one more
  */
 public record SchemaLimits(
@@ -24,11 +27,11 @@ public record SchemaLimits(
     int maxNestingDepth,
     int maxEvaluationDepth,
     long maxEvaluationSteps,
-    Duration regexTimeout,
+    Duration maxRegexTime,
     int maxErrors) {
 
   private static final SchemaLimits DEFAULTS =
-      new SchemaLimits(4 * 1024 * 1024, 500, 512, 1_000_000, Duration.ofMillis(100), 100);
+      new SchemaLimits(4 * 1024 * 1024, 500, 512, 1_000_000, Duration.ofMillis(250), 100);
 
   public SchemaLimits {
     positive(maxDocumentChars, "maxDocumentChars");
@@ -39,15 +42,15 @@ public record SchemaLimits(
       throw new IllegalArgumentException(
           "maxEvaluationSteps must be positive, was " + maxEvaluationSteps);
     }
-    Objects.requireNonNull(regexTimeout, "regexTimeout");
-    if (regexTimeout.isNegative() || regexTimeout.isZero()) {
-      throw new IllegalArgumentException("regexTimeout must be positive, was " + regexTimeout);
+    Objects.requireNonNull(maxRegexTime, "maxRegexTime");
+    if (maxRegexTime.isNegative() || maxRegexTime.isZero()) {
+      throw new IllegalArgumentException("maxRegexTime must be positive, was " + maxRegexTime);
     }
   }
 
   /**
    * The defaults: 4 Mi characters, nesting 500, evaluation depth 512, a million evaluation steps,
-   * 100 ms a regex, 100 errors.
+   * 250 ms of regular expressions a value, 100 errors.
    */
   public static SchemaLimits defaults() {
     return DEFAULTS;
@@ -55,25 +58,25 @@ public record SchemaLimits(
 
   public SchemaLimits withMaxDocumentChars(int value) {
     return new SchemaLimits(
-        value, maxNestingDepth, maxEvaluationDepth, maxEvaluationSteps, regexTimeout, maxErrors);
+        value, maxNestingDepth, maxEvaluationDepth, maxEvaluationSteps, maxRegexTime, maxErrors);
   }
 
   public SchemaLimits withMaxNestingDepth(int value) {
     return new SchemaLimits(
-        maxDocumentChars, value, maxEvaluationDepth, maxEvaluationSteps, regexTimeout, maxErrors);
+        maxDocumentChars, value, maxEvaluationDepth, maxEvaluationSteps, maxRegexTime, maxErrors);
   }
 
   public SchemaLimits withMaxEvaluationDepth(int value) {
     return new SchemaLimits(
-        maxDocumentChars, maxNestingDepth, value, maxEvaluationSteps, regexTimeout, maxErrors);
+        maxDocumentChars, maxNestingDepth, value, maxEvaluationSteps, maxRegexTime, maxErrors);
   }
 
   public SchemaLimits withMaxEvaluationSteps(long value) {
     return new SchemaLimits(
-        maxDocumentChars, maxNestingDepth, maxEvaluationDepth, value, regexTimeout, maxErrors);
+        maxDocumentChars, maxNestingDepth, maxEvaluationDepth, value, maxRegexTime, maxErrors);
   }
 
-  public SchemaLimits withRegexTimeout(Duration value) {
+  public SchemaLimits withMaxRegexTime(Duration value) {
     return new SchemaLimits(
         maxDocumentChars,
         maxNestingDepth,
@@ -89,7 +92,7 @@ public record SchemaLimits(
         maxNestingDepth,
         maxEvaluationDepth,
         maxEvaluationSteps,
-        regexTimeout,
+        maxRegexTime,
         value);
   }
 

@@ -822,10 +822,10 @@ class FromSchemaTest {
     }
 
     @Test
-    void catastrophicPatternIsStoppedByTheRegexTimeout() {
+    void catastrophicPatternIsStoppedByTheRegexBudget() {
       SchemaOptions fast =
           SchemaOptions.builder()
-              .limits(SchemaLimits.defaults().withRegexTimeout(Duration.ofMillis(50)))
+              .limits(SchemaLimits.defaults().withMaxRegexTime(Duration.ofMillis(50)))
               .build();
       Schema schema =
           FromSchema.convert(

@@ -9,8 +9,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -89,8 +95,8 @@ class HostileSchemaTest {
     }
 
     @Test
-    void theDeadlineTripsOnAPatternTheJdkCannotFinish() {
-      // On the JDK engine this match runs for minutes; the guard stops it after regexTimeout.
+    void theBudgetTripsOnAPatternTheJdkCannotFinish() {
+      // On the JDK engine this match runs for minutes; the guard stops it after maxRegexTime.
       Schema schema = Schema.fromJson("{\"pattern\": \"^(a+){1,50}$\"}");
 
       List<SchemaError> errors = bounded(() -> schema.validate(Json.nodes().stringNode(A30)));
@@ -102,14 +108,14 @@ class HostileSchemaTest {
                 assertThat(e.keyword()).isEqualTo("limit");
                 assertThat(e.message())
                     .contains("'^(a+){1,50}$'")
-                    .contains("100 ms")
+                    .contains("250 ms")
                     .contains("31-character")
-                    .contains("SchemaLimits.regexTimeout");
+                    .contains("SchemaLimits.maxRegexTime");
               });
     }
 
     @Test
-    void theDeadlineGuardsShortInputsToo() {
+    void theBudgetGuardsShortInputsToo() {
       // Four nested quantifiers take seconds on 16 characters; no input is too short to guard.
       Schema schema = Schema.fromJson("{\"pattern\": \"^(((a+)+)+)+$\"}");
       JsonNode sixteen = Json.nodes().stringNode("a".repeat(15) + "!");
@@ -123,12 +129,12 @@ class HostileSchemaTest {
     }
 
     @Test
-    void theRegexTimeoutIsConfigurable() {
-      SchemaOptions patient =
+    void theRegexBudgetIsConfigurable() {
+      SchemaOptions impatient =
           SchemaOptions.builder()
-              .limits(SchemaLimits.defaults().withRegexTimeout(Duration.ofMillis(20)))
+              .limits(SchemaLimits.defaults().withMaxRegexTime(Duration.ofMillis(20)))
               .build();
-      Schema schema = Schema.fromJson("{\"pattern\": \"^(a+){1,50}$\"}", patient);
+      Schema schema = Schema.fromJson("{\"pattern\": \"^(a+){1,50}$\"}", impatient);
 
       List<SchemaError> errors = bounded(() -> schema.validate(Json.nodes().stringNode(A30)));
 
@@ -166,8 +172,204 @@ class HostileSchemaTest {
     private void assertDefiniteOrLimit(SchemaError error, String definiteKeyword) {
       assertThat(error.keyword()).isIn(definiteKeyword, "limit");
       if (error.keyword().equals("limit")) {
-        assertThat(error.message()).contains("SchemaLimits.regexTimeout");
+        assertThat(error.message()).contains("SchemaLimits.maxRegexTime");
       }
+    }
+  }
+
+  /**
+   * One time budget for all the regular expressions of one value: many matches that each take a few
+   * milliseconds must not add up to minutes (before the budget, 2,000 such strings took 15 s of CPU
+   * and a 1 MiB message six minutes). The outcome is asserted, not a timing.
+   */
+  @Nested
+  class RegexTimeBudget {
+    private static final String PATTERN = "^(a+){1,50}$";
+
+    /** Backtracks for a few milliseconds against {@link #PATTERN} and never matches. */
+    private static final String SLOW = "a".repeat(18) + "!";
+
+    private static final int MEBIBYTE = 1024 * 1024;
+
+    private final Schema items =
+        Schema.fromJson("{\"items\": {\"pattern\": " + quote(PATTERN) + "}}");
+
+    private final Schema keys =
+        Schema.fromJson(
+            "{\"patternProperties\": {"
+                + quote(PATTERN)
+                + ": {\"type\": \"integer\"}}, \"additionalProperties\": false}");
+
+    @Test
+    void twoThousandSlowArrayItemsEndInOneLimitError() {
+      JsonNode value = strings(2_000, SLOW);
+
+      assertBudgetSpent(bounded(() -> items.validate(value)));
+      assertThat(bounded(() -> items.isValid(value))).isFalse();
+    }
+
+    @Test
+    void twoThousandSlowPatternPropertiesKeysEndInOneLimitError() {
+      JsonNode value = slowKeys(2_000);
+
+      assertBudgetSpent(bounded(() -> keys.validate(value)));
+      assertThat(bounded(() -> keys.isValid(value))).isFalse();
+    }
+
+    @Test
+    void aHostileMebibyteEndsInOneLimitError() {
+      JsonNode array = strings(MEBIBYTE / 21, SLOW);
+      JsonNode object = slowKeys(MEBIBYTE / 20);
+      assertThat(Json.mapper().writeValueAsString(array).length()).isGreaterThan(MEBIBYTE);
+      assertThat(Json.mapper().writeValueAsString(object).length()).isGreaterThan(MEBIBYTE);
+
+      assertBudgetSpent(bounded(() -> items.validate(array)));
+      assertBudgetSpent(bounded(() -> keys.validate(object)));
+    }
+
+    @Test
+    void aMebibyteOfStringsThePatternMatchesIsValid() {
+      // The same pattern matches 18 a at once: a large legitimate value is not refused.
+      JsonNode array = strings(MEBIBYTE / 21, "a".repeat(18));
+
+      assertThat(bounded(() -> items.validate(array))).isEmpty();
+    }
+
+    @Test
+    void eachValidationHasABudgetOfItsOwn() {
+      assertBudgetSpent(bounded(() -> items.validate(strings(2_000, SLOW))));
+
+      // The same thread, right after: the spent budget is gone with the call that spent it.
+      assertThat(items.validate(strings(100, "a".repeat(18)))).isEmpty();
+      assertThat(keys.validate(json("{\"aaa\": 1}"))).isEmpty();
+    }
+
+    @Test
+    void aSpentBudgetOnOneThreadLeavesAnotherThreadsValidationAlone() throws Exception {
+      JsonNode hostile = strings(2_000, SLOW);
+      JsonNode fine = strings(200, "a".repeat(18));
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        Future<List<SchemaError>> spent = pool.submit(() -> items.validate(hostile));
+        Future<Integer> errorsMeanwhile =
+            pool.submit(
+                () -> {
+                  int errors = 0;
+                  while (!spent.isDone()) {
+                    errors += items.validate(fine).size();
+                  }
+                  return errors;
+                });
+
+        assertBudgetSpent(spent.get(BOUND.toSeconds(), TimeUnit.SECONDS));
+        assertThat(errorsMeanwhile.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isZero();
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+
+    @Test
+    void onVirtualThreadsEachValidationHasItsOwnBudgetToo() throws Exception {
+      // JDK 21+ only (the build targets 17): the registry runs blocking handlers there.
+      ExecutorService virtual;
+      try {
+        virtual =
+            (ExecutorService)
+                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+      } catch (NoSuchMethodException e) {
+        Assumptions.abort("no virtual threads before JDK 21");
+        return;
+      }
+      JsonNode hostile = strings(2_000, SLOW);
+      JsonNode fine = strings(200, "a".repeat(18));
+      try {
+        List<Future<List<SchemaError>>> spent = new ArrayList<>();
+        List<Future<List<SchemaError>>> valid = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          spent.add(virtual.submit(() -> items.validate(hostile)));
+          valid.add(virtual.submit(() -> items.validate(fine)));
+        }
+        for (int i = 0; i < 4; i++) {
+          assertBudgetSpent(spent.get(i).get(BOUND.toSeconds() * 2, TimeUnit.SECONDS));
+          assertThat(valid.get(i).get(BOUND.toSeconds() * 2, TimeUnit.SECONDS)).isEmpty();
+        }
+      } finally {
+        virtual.shutdownNow();
+      }
+    }
+
+    @Test
+    void theBudgetIsConfigurable() {
+      // Twenty strings that each backtrack for about a millisecond before the second alternative
+      // matches: slow, but legitimate.
+      String regex = quote("^(?:(a+){1,50}b|a)");
+      JsonNode value = strings(20, "a".repeat(16) + "!");
+      Schema tight =
+          Schema.fromJson(
+              "{\"items\": {\"pattern\": " + regex + "}}",
+              SchemaOptions.builder()
+                  .limits(SchemaLimits.defaults().withMaxRegexTime(Duration.ofMillis(1)))
+                  .build());
+      Schema generous =
+          Schema.fromJson(
+              "{\"items\": {\"pattern\": " + regex + "}}",
+              SchemaOptions.builder()
+                  .limits(SchemaLimits.defaults().withMaxRegexTime(Duration.ofMinutes(1)))
+                  .build());
+
+      assertThat(bounded(() -> tight.validate(value)))
+          .singleElement()
+          .satisfies(e -> assertThat(e.message()).contains("1 ms"));
+      assertThat(bounded(() -> generous.validate(value))).isEmpty();
+    }
+
+    @Test
+    void castKeepsWhatItCouldNotMatchInTimeAndValidationReportsIt() {
+      Schema schema =
+          Schema.fromJson(
+              "{\"properties\": {\"n\": {\"type\": \"integer\"}}, \"patternProperties\": {"
+                  + quote(PATTERN)
+                  + ": {\"type\": \"integer\"}}}");
+      ObjectNode value = Json.nodes().objectNode().put("n", "7");
+      value.setAll((ObjectNode) slowKeys(2_000));
+
+      JsonNode cast = bounded(() -> schema.cast(value));
+
+      // Casting never throws: what needed no slow match is cast, the rest is kept as it came
+      // (an undeclared key that was matched in time is dropped, as always).
+      assertThat(cast.get("n").isInt()).isTrue();
+      assertThat(cast.get(SLOW + 1999)).isEqualTo(value.get(SLOW + 1999));
+      assertBudgetSpent(bounded(() -> schema.validate(cast)));
+    }
+
+    private static JsonNode strings(int count, String text) {
+      ArrayNode array = Json.nodes().arrayNode();
+      for (int i = 0; i < count; i++) {
+        array.add(text);
+      }
+      return array;
+    }
+
+    /** Distinct keys that each backtrack for a few milliseconds and match nothing. */
+    private static JsonNode slowKeys(int count) {
+      ObjectNode object = Json.nodes().objectNode();
+      for (int i = 0; i < count; i++) {
+        object.put(SLOW + i, 1);
+      }
+      return object;
+    }
+
+    private static void assertBudgetSpent(List<SchemaError> errors) {
+      assertThat(errors)
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.keyword()).isEqualTo("limit");
+                assertThat(e.message())
+                    .contains("250 ms in total on this value")
+                    .contains("SchemaLimits.maxRegexTime")
+                    .contains(quote(PATTERN).replace('"', '\''));
+              });
     }
   }
 

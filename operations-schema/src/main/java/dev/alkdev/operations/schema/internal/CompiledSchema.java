@@ -66,10 +66,16 @@ final class CompiledSchema implements Schema {
       return List.of(tooDeep);
     }
     List<Error> errors;
-    try {
-      errors = validator.validate(value, context -> context.setExecutionConfig(collectAll));
-    } catch (RuntimeException | StackOverflowError e) {
-      return List.of(limitError(e));
+    try (RegexBudget budget = RegexBudget.open(limits.maxRegexTime())) {
+      try {
+        errors = validator.validate(value, context -> context.setExecutionConfig(collectAll));
+      } catch (RuntimeException | StackOverflowError e) {
+        return List.of(limitError(e));
+      }
+      if (budget.tripped()) {
+        // A keyword caught the stopped match and carried on; its answer is not to be trusted.
+        return List.of(budgetError(budget));
+      }
     }
     if (errors.isEmpty()) {
       return List.of();
@@ -99,8 +105,9 @@ final class CompiledSchema implements Schema {
     if (depthError(value) != null) {
       return false;
     }
-    try {
-      return validator.validate(value, context -> context.setExecutionConfig(failFast)).isEmpty();
+    try (RegexBudget budget = RegexBudget.open(limits.maxRegexTime())) {
+      return validator.validate(value, context -> context.setExecutionConfig(failFast)).isEmpty()
+          && !budget.tripped();
     } catch (com.networknt.schema.FailFastAssertionException e) {
       return false;
     } catch (RuntimeException | StackOverflowError e) {
@@ -131,6 +138,10 @@ final class CompiledSchema implements Schema {
         "value is nested deeper than "
             + limits.maxEvaluationDepth()
             + " levels (SchemaLimits.maxEvaluationDepth); validation stopped");
+  }
+
+  private static SchemaError budgetError(RegexBudget budget) {
+    return new SchemaError("", "limit", RegexBudget.spentMessage(budget.limit()));
   }
 
   /** Turns a tripped guard into an error; anything else is a bug and is rethrown. */

@@ -154,7 +154,7 @@ public final class SchemaCompiler {
     SchemaRegistryConfig config =
         SchemaRegistryConfig.builder()
             .pathType(PathType.JSON_POINTER)
-            .regularExpressionFactory(new DeadlineRegexFactory(options.limits().regexTimeout()))
+            .regularExpressionFactory(new DeadlineRegexFactory(options.limits().maxRegexTime()))
             .formatAssertionsEnabled(options.formatAssertions() ? Boolean.TRUE : null)
             .build();
     Map<String, String> mappings = options.prefixMappings();

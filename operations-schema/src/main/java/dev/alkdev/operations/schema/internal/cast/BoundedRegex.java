@@ -5,8 +5,9 @@ import java.time.Duration;
 
 /**
  * A {@code pattern} or {@code patternProperties} regular expression for casting: the same {@link
- * BoundedPattern} validation uses (ECMA-262 semantics, bounded in time and stack), answering {@link
- * Match#UNKNOWN} where validation would stop or refuse, so the caller keeps the value as it was.
+ * BoundedPattern} validation uses (ECMA-262 semantics, bounded in stack, charged to the cast's
+ * {@code RegexBudget}), answering {@link Match#UNKNOWN} where validation would stop or refuse, so
+ * the caller keeps the value as it was.
  */
 final class BoundedRegex {
   enum Match {
@@ -21,10 +22,10 @@ final class BoundedRegex {
     this.pattern = pattern;
   }
 
-  static BoundedRegex compile(String regex, long timeoutNanos) {
+  static BoundedRegex compile(String regex, Duration loneMatchLimit) {
     BoundedPattern pattern;
     try {
-      pattern = BoundedPattern.compile(regex, Duration.ofNanos(timeoutNanos));
+      pattern = BoundedPattern.compile(regex, loneMatchLimit);
     } catch (IllegalArgumentException e) {
       pattern = null; // the validator reports it; casting leaves matching values alone
     }

@@ -1,6 +1,8 @@
 package dev.alkdev.operations.schema.internal.cast;
 
 import dev.alkdev.operations.schema.SchemaLimits;
+import dev.alkdev.operations.schema.internal.RegexBudget;
+import java.time.Duration;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -12,18 +14,20 @@ import tools.jackson.databind.JsonNode;
  * <p>Guards: value nesting plus {@code $ref}/union hops deeper than {@link
  * SchemaLimits#maxEvaluationDepth()} are returned unchanged; checking values against branches stops
  * after {@link SchemaLimits#maxEvaluationSteps()} steps (casting then follows the best ranked
- * branch without trying others); regular expressions are bounded by {@link
- * SchemaLimits#regexTimeout()}.
+ * branch without trying others); the regular expressions of one cast share one time budget, {@link
+ * SchemaLimits#maxRegexTime()} (once it is spent, what needs a match is left as it was).
  */
 public final class Caster {
   private final Plan root;
   private final int maxDepth;
   private final long maxSteps;
+  private final Duration maxRegexTime;
 
   private Caster(Plan root, SchemaLimits limits) {
     this.root = root;
     this.maxDepth = limits.maxEvaluationDepth();
     this.maxSteps = limits.maxEvaluationSteps();
+    this.maxRegexTime = limits.maxRegexTime();
   }
 
   /** Compiles the cast plan of a schema document (the root of its own {@code $ref}s). */
@@ -32,11 +36,12 @@ public final class Caster {
   }
 
   /** Casts {@code value}; never modifies it and never throws on data. */
+  @SuppressWarnings("try") // the budget is reached by the matches, through a thread-local
   public JsonNode cast(JsonNode value) {
     if (root.castsNothing) {
       return value;
     }
-    try {
+    try (RegexBudget regexBudget = RegexBudget.open(maxRegexTime)) {
       return new CastRun(maxDepth, maxSteps).cast(value, root, 0);
     } catch (StackOverflowError e) {
       // Only on a thread with a very small stack or a raised depth limit: keep the value, and

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.schema.internal.cast;
 
 import dev.alkdev.operations.schema.SchemaLimits;
+import dev.alkdev.operations.schema.internal.RegexBudget;
 import dev.alkdev.operations.schema.internal.cast.Plan.ConstProperty;
 import dev.alkdev.operations.schema.internal.cast.Plan.PatternPlan;
 import dev.alkdev.operations.schema.internal.cast.Plan.PropertyDefault;
@@ -37,7 +38,6 @@ final class PlanCompiler {
 
   private final SchemaIndex index;
   private final SchemaLimits limits;
-  private final long regexTimeoutNanos;
   private final Map<JsonNode, Plan> plans = new IdentityHashMap<>();
   private final Deque<Pending> pending = new ArrayDeque<>();
 
@@ -49,7 +49,6 @@ final class PlanCompiler {
   private PlanCompiler(JsonNode document, SchemaLimits limits) {
     this.index = SchemaIndex.of(document);
     this.limits = limits;
-    this.regexTimeoutNanos = limits.regexTimeout().toNanos();
   }
 
   /** The plan of the document's root, with every plan it reaches compiled. */
@@ -142,7 +141,7 @@ final class PlanCompiler {
     plan.maxLength = count(node.get("maxLength"), Long.MAX_VALUE);
     JsonNode pattern = node.get("pattern");
     if (pattern != null && pattern.isString()) {
-      plan.pattern = BoundedRegex.compile(pattern.stringValue(), regexTimeoutNanos);
+      plan.pattern = BoundedRegex.compile(pattern.stringValue(), limits.maxRegexTime());
     }
     plan.minimum = decimal(node.get("minimum"));
     plan.maximum = decimal(node.get("maximum"));
@@ -189,7 +188,7 @@ final class PlanCompiler {
       for (Map.Entry<String, JsonNode> entry : patterns.properties()) {
         list.add(
             new PatternPlan(
-                BoundedRegex.compile(entry.getKey(), regexTimeoutNanos),
+                BoundedRegex.compile(entry.getKey(), limits.maxRegexTime()),
                 planFor(entry.getValue(), base)));
       }
       plan.patternProperties = list.toArray(new PatternPlan[0]);
@@ -445,8 +444,9 @@ final class PlanCompiler {
    * The plan's default if, once cast, it matches the plan; else null. A schema whose default does
    * not match its own type (it happens) would otherwise turn a valid value invalid.
    */
+  @SuppressWarnings("try") // the budget is reached by the matches, through a thread-local
   private JsonNode usableDefault(Plan plan) {
-    try {
+    try (RegexBudget regexBudget = RegexBudget.open(limits.maxRegexTime())) {
       JsonNode cast =
           new CastRun(limits.maxEvaluationDepth(), limits.maxEvaluationSteps())
               .cast(plan.effectiveDefault.deepCopy(), plan, 0);
