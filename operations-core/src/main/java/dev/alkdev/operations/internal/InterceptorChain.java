@@ -129,7 +129,8 @@ public final class InterceptorChain {
         return;
       } catch (RuntimeException e) {
         if (step.close()) {
-          INTERCEPTOR_FAILED.warn("{} failed before proceeding with {}", describe(index), operationId, e);
+          INTERCEPTOR_FAILED.warn(
+              "{} failed before proceeding with {}", describe(index), operationId, e);
           observer.onEnd(Optional.of(failed(e)));
         } else {
           THREW_AFTER.warn("{} threw after proceeding; the call goes on", describe(index), e);

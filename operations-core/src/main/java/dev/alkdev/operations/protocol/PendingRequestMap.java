@@ -10,12 +10,12 @@ import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.ResultPipeline;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
-import dev.alkdev.operations.internal.RateLimitedLog;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -73,6 +73,7 @@ public final class PendingRequestMap implements AutoCloseable {
   private final Duration defaultTimeout;
   private final Executor streamExecutor;
   private final int window;
+  private final boolean deadlineTimers;
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
@@ -93,6 +94,7 @@ public final class PendingRequestMap implements AutoCloseable {
     this.defaultTimeout = builder.defaultTimeout;
     this.streamExecutor = builder.streamExecutor;
     this.window = builder.streamWindow;
+    this.deadlineTimers = builder.deadlineTimers;
     this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
     this.inboxSubscription =
         pubsub.subscribe(
@@ -334,7 +336,10 @@ public final class PendingRequestMap implements AutoCloseable {
     call.deadlineMessage = "No response from " + request.operationId() + " before the deadline";
     call.watch =
         CallWatch.watch(
-            deadline, options.cancellation(), call.deadlineMessage, why -> abandon(call, why));
+            deadlineTimers ? deadline : Optional.empty(),
+            options.cancellation(),
+            call.deadlineMessage,
+            why -> abandon(call, why));
     if (pending.get(call.requestId) != call) {
       return; // the signal was cancelled already: the call ended before it was sent
     }
@@ -541,8 +546,9 @@ public final class PendingRequestMap implements AutoCloseable {
    * window. The serving side is granted at most {@link #window} items beyond those delivered to the
    * subscriber, whatever the subscriber asks for, so the items received and not yet delivered (the
    * queue) never exceed the window: a subscriber that asks for {@code Long.MAX_VALUE} gets items at
-   * the rate its {@code onNext} returns, not as fast as the inbox fills. Credit is topped up once at
-   * most half the window is outstanding, so a fast subscriber costs one call.demand per half window.
+   * the rate its {@code onNext} returns, not as fast as the inbox fills. Credit is topped up once
+   * at most half the window is outstanding, so a fast subscriber costs one call.demand per half
+   * window.
    *
    * <p>One drain loop, on {@link #streamExecutor}, delivers every signal in order and never two at
    * once (§1.3). It checks {@link #quiet} before each signal: once {@code cancel()} has run, or the
@@ -558,7 +564,9 @@ public final class PendingRequestMap implements AutoCloseable {
     // Guarded by lock.
     private final ArrayDeque<ResponseEnvelope<JsonNode>> queue = new ArrayDeque<>();
     private boolean started; // the first request(n) sent call.requested
-    private boolean quiet; // cancelled, or the end was delivered: no more signals
+    // Cancelled, or the end was delivered: no more signals. Written under lock; volatile so the
+    // drain loop can look once more just before it hands over an item.
+    private volatile boolean quiet;
     private boolean cancelled; // by the subscriber (or §3.9), so the call's end is not signalled
     private boolean draining; // the drain loop is scheduled or running
     private Runnable end; // the end to signal once the queue is delivered; null while it goes on
@@ -805,7 +813,9 @@ public final class PendingRequestMap implements AutoCloseable {
       }
     }
 
-    /** Delivers queued items while the subscriber wants them, then the end; one signal at a time. */
+    /**
+     * Delivers queued items while the subscriber wants them, then the end; one signal at a time.
+     */
     private void drain() {
       while (true) {
         ResponseEnvelope<JsonNode> item;
@@ -844,6 +854,9 @@ public final class PendingRequestMap implements AutoCloseable {
           }
           return;
         }
+        if (quiet) {
+          continue; // cancelled while this item was being taken: it is dropped with the rest
+        }
         try {
           subscriber.onNext(item);
         } catch (RuntimeException e) {
@@ -865,6 +878,7 @@ public final class PendingRequestMap implements AutoCloseable {
     private Duration defaultTimeout = DEFAULT_TIMEOUT;
     private Executor streamExecutor = ForkJoinPool.commonPool();
     private int streamWindow = DEFAULT_STREAM_WINDOW;
+    private boolean deadlineTimers = true;
 
     private Builder(PubSub pubsub) {
       this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
@@ -886,8 +900,8 @@ public final class PendingRequestMap implements AutoCloseable {
     }
 
     /**
-     * The most items a stream's serving side may send beyond those its subscriber has taken (256
-     * by default): the credit on the wire, and the most a stream buffers here, whatever demand the
+     * The most items a stream's serving side may send beyond those its subscriber has taken (256 by
+     * default): the credit on the wire, and the most a stream buffers here, whatever demand the
      * subscriber signals. Credit is topped up as the subscriber consumes, half a window at a time.
      */
     public Builder streamWindow(int items) {
@@ -895,6 +909,15 @@ public final class PendingRequestMap implements AutoCloseable {
         throw new IllegalArgumentException("streamWindow must be positive, was " + items);
       }
       this.streamWindow = items;
+      return this;
+    }
+
+    /**
+     * For tests: without timers a deadline is noticed only when a reply arrives, as when the timer
+     * fires late on a busy machine.
+     */
+    Builder deadlineTimers(boolean armed) {
+      this.deadlineTimers = armed;
       return this;
     }
 
