@@ -532,7 +532,10 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     return CallError.from(
         error,
         cause -> {
-          LOG.warn("Handler of {} failed", spec.id(), cause);
+          // Once, at DEBUG: a failing handler is the operation's business, and a caller that makes
+          // it fail 200,000 times must not write 2 million log lines. The serving pipeline counts
+          // these (ServingStats.executionErrors); the cause stays attached for whoever handles it.
+          LOG.debug("Handler of {} failed", spec.id(), cause);
           return CallError.of(
               ErrorCode.EXECUTION_ERROR, "Operation " + spec.id() + " failed", cause);
         });

@@ -24,6 +24,11 @@ import tools.jackson.databind.JsonNode;
  */
 public final class InterceptorChain {
   private static final Logger LOG = LoggerFactory.getLogger(InterceptorChain.class);
+  // Interceptors and observers run on every call: a broken one must not flood the log.
+  private static final RateLimitedLog INTERCEPTOR_FAILED = RateLimitedLog.of(LOG);
+  private static final RateLimitedLog THREW_AFTER = RateLimitedLog.of(LOG);
+  private static final RateLimitedLog NO_PROCEED = RateLimitedLog.of(LOG);
+  private static final RateLimitedLog OBSERVER_FAILED = RateLimitedLog.of(LOG);
 
   /** No interceptors: callers test {@link #isEmpty()} and skip the chain altogether. */
   public static final InterceptorChain NONE = new InterceptorChain(new OperationInterceptor[0]);
@@ -116,7 +121,7 @@ public final class InterceptorChain {
         if (step.close()) {
           observer.onEnd(Optional.of(refusal)); // refused before proceeding: the call never ran
         } else {
-          LOG.warn(
+          THREW_AFTER.warn(
               "{} threw after proceeding; the call goes on: {}",
               describe(index),
               refusal.getMessage());
@@ -124,10 +129,11 @@ public final class InterceptorChain {
         return;
       } catch (RuntimeException e) {
         if (step.close()) {
-          LOG.warn("{} failed before proceeding with {}", describe(index), operationId, e);
+          INTERCEPTOR_FAILED.warn(
+              "{} failed before proceeding with {}", describe(index), operationId, e);
           observer.onEnd(Optional.of(failed(e)));
         } else {
-          LOG.warn("{} threw after proceeding; the call goes on", describe(index), e);
+          THREW_AFTER.warn("{} threw after proceeding; the call goes on", describe(index), e);
         }
         return;
       }
@@ -139,7 +145,7 @@ public final class InterceptorChain {
                     + operationId
                     + ": an interceptor must call chain.proceed exactly once before it returns,"
                     + " or throw a CallError to refuse the call");
-        LOG.error(bug.getMessage(), bug);
+        NO_PROCEED.error(bug.getMessage(), bug);
         observer.onEnd(Optional.of(failed(bug)));
       }
     }
@@ -213,7 +219,7 @@ public final class InterceptorChain {
       try {
         own.onResult(result);
       } catch (RuntimeException e) {
-        LOG.warn("The observer of {} failed on a result", describe(index), e);
+        OBSERVER_FAILED.warn("The observer of {} failed on a result", describe(index), e);
       }
       outer.onResult(result);
     }
@@ -223,7 +229,7 @@ public final class InterceptorChain {
       try {
         own.onItem(item);
       } catch (RuntimeException e) {
-        LOG.warn("The observer of {} failed on an item", describe(index), e);
+        OBSERVER_FAILED.warn("The observer of {} failed on an item", describe(index), e);
       }
       outer.onItem(item);
     }
@@ -233,7 +239,7 @@ public final class InterceptorChain {
       try {
         own.onEnd(failure);
       } catch (RuntimeException e) {
-        LOG.warn("The observer of {} failed on the end of a call", describe(index), e);
+        OBSERVER_FAILED.warn("The observer of {} failed on the end of a call", describe(index), e);
       }
       outer.onEnd(failure);
     }

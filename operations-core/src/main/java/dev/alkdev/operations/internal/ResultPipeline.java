@@ -22,6 +22,7 @@ import tools.jackson.databind.node.NullNode;
  */
 public final class ResultPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(ResultPipeline.class);
+  private static final RateLimitedLog OUTPUT_MISMATCH = RateLimitedLog.of(LOG);
 
   private ResultPipeline() {}
 
@@ -34,8 +35,8 @@ public final class ResultPipeline {
     }
     JsonNode data = output.cast(envelope.data());
     List<SchemaError> errors = output.validate(data);
-    if (!errors.isEmpty() && LOG.isWarnEnabled()) {
-      LOG.warn(
+    if (!errors.isEmpty()) {
+      OUTPUT_MISMATCH.warn(
           "Output of {} does not match its output schema ({} error(s)): {}",
           spec.id(),
           errors.size(),

@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Scheduler {
   private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+  private static final RateLimitedLog TASK_FAILED = RateLimitedLog.of(LOG);
 
   /** Longest the timer thread sleeps without looking: the lateness bound for far deadlines. */
   static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -115,7 +116,7 @@ public final class Scheduler {
           try {
             task.run();
           } catch (RuntimeException | Error e) {
-            LOG.error("A timer task failed", e);
+            TASK_FAILED.error("A timer task failed", e);
           }
         };
     try {

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SerialExecutor implements Executor {
   private static final Logger LOG = LoggerFactory.getLogger(SerialExecutor.class);
+  private static final RateLimitedLog TASK_FAILED = RateLimitedLog.of(LOG);
 
   private final Executor delegate;
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -43,7 +44,7 @@ public final class SerialExecutor implements Executor {
         try {
           task.run();
         } catch (RuntimeException e) {
-          LOG.error("A serialized task failed", e);
+          TASK_FAILED.error("A serialized task failed", e);
         }
       }
       missed = wip.addAndGet(-missed);

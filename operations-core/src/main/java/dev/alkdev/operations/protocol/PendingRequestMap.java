@@ -10,13 +10,14 @@ import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.ResultPipeline;
-import dev.alkdev.operations.internal.SerialExecutor;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -31,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,9 +48,17 @@ import tools.jackson.databind.JsonNode;
  */
 public final class PendingRequestMap implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PendingRequestMap.class);
+  private static final RateLimitedLog UNDELIVERED = RateLimitedLog.of(LOG);
+  private static final RateLimitedLog SUBSCRIBER_FAILED = RateLimitedLog.of(LOG);
 
   /** The timeout of a unary call that names no deadline. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * The items a stream's serving side may send beyond those its subscriber has taken, unless the
+   * builder says otherwise: the most a stream buffers here, whatever demand its subscriber signals.
+   */
+  public static final int DEFAULT_STREAM_WINDOW = 256;
 
   /** The inbox's buffer: responses for this many calls may wait to be matched. */
   static final int INBOX_BUFFER = 65_536;
@@ -62,6 +72,8 @@ public final class PendingRequestMap implements AutoCloseable {
   private final String inbox;
   private final Duration defaultTimeout;
   private final Executor streamExecutor;
+  private final int window;
+  private final boolean deadlineTimers;
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
@@ -81,6 +93,8 @@ public final class PendingRequestMap implements AutoCloseable {
     this.pubsub = builder.pubsub;
     this.defaultTimeout = builder.defaultTimeout;
     this.streamExecutor = builder.streamExecutor;
+    this.window = builder.streamWindow;
+    this.deadlineTimers = builder.deadlineTimers;
     this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
     this.inboxSubscription =
         pubsub.subscribe(
@@ -156,9 +170,13 @@ public final class PendingRequestMap implements AutoCloseable {
    * Subscribes to a SUBSCRIPTION wherever it is served: one envelope per {@code call.responded},
    * ended by {@code call.completed}, failed by {@code call.error}. Cold: the request is sent when
    * the subscriber first requests items, with that demand; further requests send {@code
-   * call.demand}, so the serving side never sends more than asked. Cancelling sends {@code
-   * call.aborted}. Signals reach the subscriber in order, on a shared pool, never concurrently.
-   * Streams have no deadline unless the options give one.
+   * call.demand}, so the serving side never sends more than asked, and never more than the stream
+   * window ({@link Builder#streamWindow}) beyond what the subscriber has taken: whatever demand the
+   * subscriber signals, a stream buffers at most the window here. Cancelling sends {@code
+   * call.aborted} and drops what is buffered; no signal starts after {@code cancel()} has returned.
+   * Signals reach the subscriber in order, on a shared pool, never concurrently. Streams have no
+   * deadline unless the options give one; an item that arrives after it ends the stream with
+   * DEADLINE_EXCEEDED.
    */
   public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
       String operationId, Object input, CallOptions options) {
@@ -168,8 +186,8 @@ public final class PendingRequestMap implements AutoCloseable {
       Objects.requireNonNull(subscriber, "subscriber");
       StreamCall stream =
           new StreamCall(OperationContext.newRequestId(), operationId, input, options, subscriber);
-      // Through the stream's serial executor, so that no signal can overlap onSubscribe (§1.3).
-      stream.signals.execute(() -> subscriber.onSubscribe(stream));
+      // Through the stream's drain loop, so that no signal can overlap onSubscribe (§1.3).
+      stream.begin();
     };
   }
 
@@ -209,7 +227,7 @@ public final class PendingRequestMap implements AutoCloseable {
     publish(inbox, new CallEvent.Responded(requestId, envelope))
         .exceptionally(
             error -> {
-              LOG.warn("respond({}) could not be delivered", requestId, error);
+              UNDELIVERED.warn("respond({}) could not be delivered", requestId, error);
               return 0;
             });
   }
@@ -314,11 +332,13 @@ public final class PendingRequestMap implements AutoCloseable {
         request.deadlineMillis().isPresent()
             ? Optional.of(Deadline.afterMillis(request.deadlineMillis().getAsLong()))
             : Optional.empty();
+    call.deadline = deadline.orElse(null);
+    call.deadlineMessage = "No response from " + request.operationId() + " before the deadline";
     call.watch =
         CallWatch.watch(
-            deadline,
+            deadlineTimers ? deadline : Optional.empty(),
             options.cancellation(),
-            "No response from " + request.operationId() + " before the deadline",
+            call.deadlineMessage,
             why -> abandon(call, why));
     if (pending.get(call.requestId) != call) {
       return; // the signal was cancelled already: the call ended before it was sent
@@ -427,10 +447,26 @@ public final class PendingRequestMap implements AutoCloseable {
       }
       return;
     }
+    Deadline deadline = call.deadline;
+    if (deadline != null && deadline.isExpired()) {
+      // The timer may fire late (a busy machine), but a reply after the deadline is no success:
+      // the call ends as the timer would have ended it. A stream's item also tells the serving
+      // side to stop; a final event means it has stopped already.
+      CallError expired = CallError.of(ErrorCode.DEADLINE_EXCEEDED, call.deadlineMessage);
+      if (event instanceof CallEvent.Responded && call instanceof StreamCall) {
+        abandon(call, expired);
+      } else {
+        end(call, expired);
+      }
+      return;
+    }
     if (event instanceof CallEvent.Responded responded) {
       call.onResponded(responded.output());
     } else if (event instanceof CallEvent.Failed failed) {
-      end(call, CallEvents.toCallError(failed));
+      if (pending.remove(call.requestId, call)) {
+        call.cleanup();
+        call.failedByPeer(CallEvents.toCallError(failed));
+      }
     } else {
       call.onCompleted();
     }
@@ -449,6 +485,11 @@ public final class PendingRequestMap implements AutoCloseable {
     /** The call's deadline timer and cancellation listener. */
     volatile Registration watch;
 
+    /** When the call must have ended (null: never), checked as each reply arrives. */
+    volatile Deadline deadline;
+
+    volatile String deadlineMessage;
+
     Pending(String requestId) {
       this.requestId = requestId;
     }
@@ -466,6 +507,11 @@ public final class PendingRequestMap implements AutoCloseable {
 
     /** Delivers the terminal error; the call has already left the map. */
     abstract void finish(CallError error);
+
+    /** Delivers the serving side's call.error; the call has already left the map. */
+    void failedByPeer(CallError error) {
+      finish(error);
+    }
   }
 
   private final class UnaryCall extends Pending {
@@ -495,27 +541,44 @@ public final class PendingRequestMap implements AutoCloseable {
     }
   }
 
-  /** A stream: a Flow subscription whose demand becomes call.requested and call.demand. */
+  /**
+   * A stream: a Flow subscription whose demand becomes call.requested and call.demand, through a
+   * window. The serving side is granted at most {@link #window} items beyond those delivered to the
+   * subscriber, whatever the subscriber asks for, so the items received and not yet delivered (the
+   * queue) never exceed the window: a subscriber that asks for {@code Long.MAX_VALUE} gets items at
+   * the rate its {@code onNext} returns, not as fast as the inbox fills. Credit is topped up once
+   * at most half the window is outstanding, so a fast subscriber costs one call.demand per half
+   * window.
+   *
+   * <p>One drain loop, on {@link #streamExecutor}, delivers every signal in order and never two at
+   * once (§1.3). It checks {@link #quiet} before each signal: once {@code cancel()} has run, or the
+   * end was delivered, no further signal starts (§3.7), and the queue is dropped at once.
+   */
   private final class StreamCall extends Pending implements Flow.Subscription {
     private final String operationId;
     private final Object input;
     private final CallOptions options;
     private final Flow.Subscriber<? super ResponseEnvelope<JsonNode>> subscriber;
-    private final SerialExecutor signals = new SerialExecutor(streamExecutor);
     private final Object lock = new Object();
-    private boolean started;
-    private boolean done;
-    private boolean cancelled; // by the subscriber, who expects no further signal (§3.7)
-    private long credit;
+
+    // Guarded by lock.
+    private final ArrayDeque<ResponseEnvelope<JsonNode>> queue = new ArrayDeque<>();
+    private boolean started; // the first request(n) sent call.requested
+    // Cancelled, or the end was delivered: no more signals. Written under lock; volatile so the
+    // drain loop can look once more just before it hands over an item.
+    private volatile boolean quiet;
+    private boolean cancelled; // by the subscriber (or §3.9), so the call's end is not signalled
+    private boolean draining; // the drain loop is scheduled or running
+    private Runnable end; // the end to signal once the queue is delivered; null while it goes on
+    private long wanted; // the subscriber's demand not yet delivered; Long.MAX_VALUE is unbounded
+    private long credit; // items the serving side may still send
 
     /**
      * Whether the serving side has answered. Until it has, call.demand could overtake
-     * call.requested (they travel on different topics) and be lost, so demand is held back here and
-     * sent with the first item.
+     * call.requested (they travel on different topics) and be lost, so credit beyond the first is
+     * granted only once the first item arrived.
      */
     private boolean answered;
-
-    private long heldDemand;
 
     StreamCall(
         String requestId,
@@ -530,51 +593,87 @@ public final class PendingRequestMap implements AutoCloseable {
       this.subscriber = subscriber;
     }
 
+    /** Signals onSubscribe first; whatever arrives meanwhile waits for the drain that follows. */
+    void begin() {
+      synchronized (lock) {
+        draining = true;
+      }
+      runDrain(
+          () -> {
+            try {
+              subscriber.onSubscribe(this);
+            } catch (RuntimeException e) {
+              SUBSCRIBER_FAILED.warn("The subscriber of {} failed in onSubscribe", operationId, e);
+              cancel(); // §2.13: a subscriber that throws is treated as cancelled
+            }
+            drain();
+          });
+    }
+
     @Override
     public void request(long n) {
       boolean first;
+      long grant = 0;
+      boolean drain;
       synchronized (lock) {
-        if (done) {
-          return;
+        if (quiet || end != null) {
+          return; // §3.6: after cancel, and once the end is known, a request does nothing
         }
         if (n <= 0) {
-          done = true;
-          abandon(this, "the subscriber requested " + n + " items");
-          signals.execute(
+          cancelled = true; // the call's own end is not signalled: §3.9's error is
+          end =
               () ->
                   subscriber.onError(
-                      new IllegalArgumentException("§3.9: request(n) needs n > 0, was " + n)));
-          return;
-        }
-        credit = credit + n < 0 ? Long.MAX_VALUE : credit + n;
-        first = !started;
-        started = true;
-        if (!first && !answered) {
-          heldDemand = heldDemand + n < 0 ? Long.MAX_VALUE : heldDemand + n;
-          return;
+                      new IllegalArgumentException("§3.9: request(n) needs n > 0, was " + n));
+          queue.clear();
+          drain = scheduleLocked();
+          first = false;
+        } else {
+          wanted = saturatedAdd(wanted, n);
+          first = !started;
+          started = true;
+          if (first) {
+            credit = Math.min(n, window);
+          } else {
+            grant = topUpLocked();
+          }
+          drain = scheduleLocked();
         }
       }
-      if (first) {
-        CallEvent.Requested request;
-        try {
-          request =
-              PendingRequestMap.this.request(
-                  requestId, operationId, input, options, deadlineOf(options, false), n);
-        } catch (CallError e) {
-          finish(e);
-          return;
-        }
-        start(this, request, options);
-        boolean cancelledMeanwhile;
-        synchronized (lock) {
-          cancelledMeanwhile = done;
-        }
-        if (cancelledMeanwhile) {
-          // cancel() ran while the call was being registered and found nothing to abandon.
-          abandon(this, "the subscriber cancelled");
-        }
-      } else {
-        sendDemand(n);
+      if (n <= 0) {
+        abandon(this, "the subscriber requested " + n + " items");
+      } else if (first) {
+        sendRequest();
+      } else if (grant > 0) {
+        sendDemand(grant);
+      }
+      if (drain) {
+        runDrain(this::drain);
+      }
+    }
+
+    private void sendRequest() {
+      long initial;
+      synchronized (lock) {
+        initial = credit;
+      }
+      CallEvent.Requested request;
+      try {
+        request =
+            PendingRequestMap.this.request(
+                requestId, operationId, input, options, deadlineOf(options, false), initial);
+      } catch (CallError e) {
+        finish(e);
+        return;
+      }
+      start(this, request, options);
+      boolean cancelledMeanwhile;
+      synchronized (lock) {
+        cancelledMeanwhile = cancelled;
+      }
+      if (cancelledMeanwhile) {
+        // cancel() ran while the call was being registered and found nothing to abandon.
+        abandon(this, "the subscriber cancelled");
       }
     }
 
@@ -588,50 +687,72 @@ public final class PendingRequestMap implements AutoCloseable {
               });
     }
 
+    /**
+     * More credit for the serving side, counted as granted: what the subscriber wants beyond what
+     * is queued or still to come, up to the window, once at most half the window is outstanding.
+     */
+    private long topUpLocked() {
+      if (!answered || end != null || quiet) {
+        return 0;
+      }
+      long outstanding = credit + queue.size();
+      if (outstanding > window / 2) {
+        return 0;
+      }
+      long uncovered = wanted == Long.MAX_VALUE ? Long.MAX_VALUE : wanted - outstanding;
+      long grant = Math.min(uncovered, window - outstanding);
+      if (grant <= 0) {
+        return 0;
+      }
+      credit += grant;
+      return grant;
+    }
+
     @Override
     public void cancel() {
       synchronized (lock) {
-        if (done) {
+        if (quiet) {
           return;
         }
-        done = true;
+        quiet = true;
         cancelled = true;
+        queue.clear(); // nobody will take these: let them go now
+        end = null;
       }
       abandon(this, "the subscriber cancelled");
     }
 
     @Override
     void onResponded(ResponseEnvelope<JsonNode> envelope) {
-      long release = 0;
-      boolean overflowed = false;
+      long grant;
+      boolean drain;
       synchronized (lock) {
-        if (done) {
+        if (quiet || end != null) {
           return;
         }
         if (credit == 0) {
-          // The serving side sent more than was asked for: a broken peer.
-          done = true;
-          overflowed = true;
+          drain = false;
+          grant = -1; // the serving side sent more than it was granted: a broken peer
         } else {
-          if (credit != Long.MAX_VALUE) {
-            credit--;
-          }
-          if (!answered) {
-            answered = true;
-            release = heldDemand;
-            heldDemand = 0;
-          }
-          signals.execute(() -> subscriber.onNext(envelope));
+          credit--;
+          queue.add(envelope);
+          answered = true;
+          grant = topUpLocked();
+          drain = scheduleLocked();
         }
       }
-      if (release > 0) {
-        sendDemand(release);
-      }
-      if (overflowed) {
+      if (grant < 0) {
         abandon(
             this,
             CallError.of(
                 ErrorCode.PROTOCOL_ERROR, "The serving side sent more items than were requested"));
+        return;
+      }
+      if (grant > 0) {
+        sendDemand(grant);
+      }
+      if (drain) {
+        runDrain(this::drain);
       }
     }
 
@@ -639,26 +760,116 @@ public final class PendingRequestMap implements AutoCloseable {
     void onCompleted() {
       if (pending.remove(requestId, this)) {
         cleanup();
-        synchronized (lock) {
-          done = true;
-          if (cancelled) {
-            return;
-          }
-        }
-        signals.execute(subscriber::onComplete);
+        endWith(subscriber::onComplete, false);
       }
     }
 
+    /** The serving side's call.error: after the items it sent before it. */
+    @Override
+    void failedByPeer(CallError error) {
+      endWith(() -> subscriber.onError(error), false);
+    }
+
+    /** An end on this side (deadline, close, transport, broken peer): queued items are dropped. */
     @Override
     void finish(CallError error) {
+      endWith(() -> subscriber.onError(error), true);
+    }
+
+    private void endWith(Runnable signal, boolean dropQueue) {
+      boolean drain;
       synchronized (lock) {
-        done = true;
-        if (cancelled) {
+        if (quiet || end != null || cancelled) {
           return;
         }
+        if (dropQueue) {
+          queue.clear();
+        }
+        end = signal;
+        drain = scheduleLocked();
       }
-      signals.execute(() -> subscriber.onError(error));
+      if (drain) {
+        runDrain(this::drain);
+      }
     }
+
+    /** Whether the caller must start the drain loop: there is a signal and no loop runs. */
+    private boolean scheduleLocked() {
+      if (draining || quiet) {
+        return false;
+      }
+      if ((queue.isEmpty() || wanted == 0) && end == null) {
+        return false;
+      }
+      draining = true;
+      return true;
+    }
+
+    private void runDrain(Runnable loop) {
+      try {
+        streamExecutor.execute(loop);
+      } catch (RejectedExecutionException e) {
+        loop.run(); // the pool is gone (shutdown): run here rather than lose the end
+      }
+    }
+
+    /**
+     * Delivers queued items while the subscriber wants them, then the end; one signal at a time.
+     */
+    private void drain() {
+      while (true) {
+        ResponseEnvelope<JsonNode> item;
+        Runnable last = null;
+        long grant = 0;
+        synchronized (lock) {
+          if (quiet) {
+            queue.clear();
+            draining = false;
+            return;
+          }
+          if (!queue.isEmpty() && wanted > 0) {
+            item = queue.poll();
+            if (wanted != Long.MAX_VALUE) {
+              wanted--;
+            }
+            grant = topUpLocked();
+          } else if (queue.isEmpty() && end != null) {
+            item = null;
+            last = end;
+            quiet = true; // the end is the last signal
+            draining = false;
+          } else {
+            draining = false;
+            return;
+          }
+        }
+        if (grant > 0) {
+          sendDemand(grant);
+        }
+        if (last != null) {
+          try {
+            last.run();
+          } catch (RuntimeException e) {
+            SUBSCRIBER_FAILED.warn("The subscriber of {} failed on the end", operationId, e);
+          }
+          return;
+        }
+        if (quiet) {
+          continue; // cancelled while this item was being taken: it is dropped with the rest
+        }
+        try {
+          subscriber.onNext(item);
+        } catch (RuntimeException e) {
+          SUBSCRIBER_FAILED.warn("The subscriber of {} failed in onNext", operationId, e);
+          cancel(); // §2.13: a subscriber that throws is treated as cancelled
+        }
+      }
+    }
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return sum < 0 ? Long.MAX_VALUE : sum;
   }
 
   /** Configures a {@link PendingRequestMap}. */
@@ -666,6 +877,8 @@ public final class PendingRequestMap implements AutoCloseable {
     private final PubSub pubsub;
     private Duration defaultTimeout = DEFAULT_TIMEOUT;
     private Executor streamExecutor = ForkJoinPool.commonPool();
+    private int streamWindow = DEFAULT_STREAM_WINDOW;
+    private boolean deadlineTimers = true;
 
     private Builder(PubSub pubsub) {
       this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
@@ -683,6 +896,28 @@ public final class PendingRequestMap implements AutoCloseable {
     /** Where stream subscribers' signals run (the common pool by default). */
     public Builder streamExecutor(Executor executor) {
       this.streamExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * The most items a stream's serving side may send beyond those its subscriber has taken (256 by
+     * default): the credit on the wire, and the most a stream buffers here, whatever demand the
+     * subscriber signals. Credit is topped up as the subscriber consumes, half a window at a time.
+     */
+    public Builder streamWindow(int items) {
+      if (items <= 0) {
+        throw new IllegalArgumentException("streamWindow must be positive, was " + items);
+      }
+      this.streamWindow = items;
+      return this;
+    }
+
+    /**
+     * For tests: without timers a deadline is noticed only when a reply arrives, as when the timer
+     * fires late on a busy machine.
+     */
+    Builder deadlineTimers(boolean armed) {
+      this.deadlineTimers = armed;
       return this;
     }
 

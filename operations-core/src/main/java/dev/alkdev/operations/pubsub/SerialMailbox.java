@@ -1,5 +1,6 @@
 package dev.alkdev.operations.pubsub;
 
+import dev.alkdev.operations.internal.RateLimitedLog;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -34,6 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SerialMailbox {
   private static final Logger LOG = LoggerFactory.getLogger(SerialMailbox.class);
+  private static final RateLimitedLog SUBSCRIBER_FAILED = RateLimitedLog.of(LOG);
 
   /** Messages handled in one run before the drain yields its thread to the executor's others. */
   private static final int BATCH = 64;
@@ -177,7 +179,7 @@ public final class SerialMailbox {
           try {
             handler.accept(message);
           } catch (RuntimeException e) {
-            LOG.error("A subscriber of {} failed on a message", message.topic(), e);
+            SUBSCRIBER_FAILED.error("A subscriber of {} failed on a message", message.topic(), e);
           }
         }
         if (++handled == BATCH) {

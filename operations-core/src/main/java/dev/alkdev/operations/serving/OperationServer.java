@@ -12,6 +12,7 @@ import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.DefaultOperationRegistry;
 import dev.alkdev.operations.internal.InterceptorChain;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -48,6 +50,7 @@ import tools.jackson.databind.JsonNode;
  */
 public final class OperationServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OperationServer.class);
+  private static final RateLimitedLog SERVING_FAILED = RateLimitedLog.of(LOG);
 
   /** The calls a server runs at once unless told otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_CALLS = 10_000;
@@ -63,6 +66,7 @@ public final class OperationServer implements AutoCloseable {
   private final InterceptorChain interceptors;
   private final ConcurrencyLimit limit;
   private final ConcurrentHashMap<String, Served> running = new ConcurrentHashMap<>();
+  private final LongAdder executionErrors = new LongAdder();
   private volatile boolean closed;
 
   private OperationServer(Builder builder) {
@@ -116,7 +120,7 @@ public final class OperationServer implements AutoCloseable {
 
   /** What the pipeline is doing now. */
   public ServingStats stats() {
-    return new ServingStats(running.size(), limit.max(), closed);
+    return new ServingStats(running.size(), limit.max(), closed, executionErrors.sum());
   }
 
   public boolean isClosed() {
@@ -191,7 +195,7 @@ public final class OperationServer implements AutoCloseable {
       observer.onEnd(Optional.of(e));
     } catch (RuntimeException e) {
       // A bug below us must not kill the adapter's delivery loop nor leave the caller waiting.
-      LOG.error("Serving a request for {} failed", operationId, e);
+      SERVING_FAILED.error("Serving a request for {} failed", operationId, e);
       observer.onEnd(
           Optional.of(
               CallError.of(ErrorCode.EXECUTION_ERROR, "Operation " + operationId + " failed")));
@@ -228,6 +232,13 @@ public final class OperationServer implements AutoCloseable {
     }
     if (closed) {
       throw SHUTTING_DOWN; // close() swept the running calls before this one arrived
+    }
+  }
+
+  /** Called by a call that ends with {@code failure}, once, whether it was admitted or not. */
+  void ended(CallError failure) {
+    if (failure.code() == ErrorCode.EXECUTION_ERROR) {
+      executionErrors.increment();
     }
   }
 

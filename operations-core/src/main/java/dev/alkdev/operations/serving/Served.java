@@ -5,6 +5,7 @@ import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.Cancellation;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import java.util.Optional;
 import java.util.concurrent.Flow;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import tools.jackson.databind.JsonNode;
  */
 final class Served implements ServedCall, CallObserver {
   private static final Logger LOG = LoggerFactory.getLogger(Served.class);
+  private static final RateLimitedLog SINK_FAILED = RateLimitedLog.of(LOG);
 
   private final OperationServer server;
   private final String requestId;
@@ -183,6 +185,7 @@ final class Served implements ServedCall, CallObserver {
       }
       endLocked();
       if (failure.isPresent()) {
+        server.ended(failure.get());
         deliver(() -> sink.onError(failure.get()));
       } else {
         deliver(sink::onComplete);
@@ -206,7 +209,7 @@ final class Served implements ServedCall, CallObserver {
     try {
       signal.run();
     } catch (RuntimeException e) {
-      LOG.warn("The sink of served call {} failed", requestId, e);
+      SINK_FAILED.warn("The sink of served call {} failed", requestId, e);
     }
   }
 
