@@ -17,5 +17,10 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.source;
 
+  // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
+  // flood the log through them either).
+  exports dev.alkdev.operations.internal to
+      dev.alkdev.operations.mcp;
+
   uses dev.alkdev.operations.scan.OperationProvider;
 }

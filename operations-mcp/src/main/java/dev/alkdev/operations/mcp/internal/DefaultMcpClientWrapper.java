@@ -9,6 +9,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpClientOptions;
 import dev.alkdev.operations.mcp.McpClientWrapper;
@@ -42,6 +43,7 @@ import tools.jackson.databind.JsonNode;
 /** The one {@link McpClientWrapper}: an SDK async client plus our transport decorator. */
 public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultMcpClientWrapper.class);
+  private static final RateLimitedLog WARNINGS = RateLimitedLog.of(LOG);
 
   /**
    * The SDK's client-wide timeout is only a backstop: every request gets its own bound (the
@@ -340,7 +342,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
                   Optional.ofNullable(note.total()),
                   Optional.ofNullable(note.message())));
     } catch (RuntimeException e) {
-      LOG.warn("A progress listener of MCP server {} failed", name, e);
+      WARNINGS.warn("A progress listener of MCP server {} failed", name, e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.mcp.internal;
 
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -30,6 +31,7 @@ import reactor.core.publisher.Mono;
  */
 public final class StdioProcessTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StdioProcessTransport.class);
+  private static final RateLimitedLog WARNINGS = RateLimitedLog.of(LOG);
 
   /** A message line longer than this is dropped (and the stream read on): bounds memory. */
   static final int MAX_LINE_CHARS = 16 * 1024 * 1024;
@@ -113,7 +115,7 @@ public final class StdioProcessTransport implements McpClientTransport {
           continue;
         }
         if (tooLong) {
-          LOG.warn(
+          WARNINGS.warn(
               "MCP server {} sent a line over {} characters; dropped", serverName, MAX_LINE_CHARS);
         } else {
           dispatch(line.toString(), handler);

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.sse.SseLimits;
 import dev.alkdev.operations.sse.SseParser;
@@ -50,6 +51,7 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class StreamableHttpTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StreamableHttpTransport.class);
+  private static final RateLimitedLog WARNINGS = RateLimitedLog.of(LOG);
   private static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final String VERSION_HEADER = "MCP-Protocol-Version";
   private static final String JSON = "application/json";
@@ -218,7 +220,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     try {
       message = McpSchema.deserializeJsonRpcMessage(mapper, json);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("MCP server {} sent a message that is not JSON-RPC: {}", serverName, cut(json));
+      WARNINGS.warn("MCP server {} sent a message that is not JSON-RPC: {}", serverName, cut(json));
       return null;
     }
     if (message instanceof McpSchema.JSONRPCResponse response
