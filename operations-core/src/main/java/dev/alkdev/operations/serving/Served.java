@@ -3,7 +3,6 @@ package dev.alkdev.operations.serving;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.Cancellation;
-import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import java.util.Optional;
 import java.util.concurrent.Flow;
@@ -28,7 +27,7 @@ final class Served implements ServedCall, CallObserver {
 
   private final Object lock = new Object();
   private volatile boolean ended;
-  private Identity admittedAs; // set while the call holds a slot and sits in the running map
+  private ConcurrencyLimit.Slot slot; // set while the call holds a slot and sits in the running map
   private Flow.Subscription stream;
   private long heldDemand; // demand that came before the stream's subscription
 
@@ -50,12 +49,12 @@ final class Served implements ServedCall, CallObserver {
   }
 
   /** Records that the call holds a slot; false if it ended meanwhile (the slot goes back). */
-  boolean admitted(Identity caller) {
+  boolean admitted(ConcurrencyLimit.Slot taken) {
     synchronized (lock) {
       if (ended) {
         return false;
       }
-      admittedAs = caller;
+      slot = taken;
       return true;
     }
   }
@@ -196,9 +195,9 @@ final class Served implements ServedCall, CallObserver {
    */
   private void endLocked() {
     ended = true;
-    if (admittedAs != null) {
-      server.release(this, admittedAs);
-      admittedAs = null;
+    if (slot != null) {
+      server.release(this, slot);
+      slot = null;
     }
   }
 

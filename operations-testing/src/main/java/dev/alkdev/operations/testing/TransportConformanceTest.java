@@ -1028,7 +1028,7 @@ public abstract class TransportConformanceTest {
       Map<String, CallEvent> answers = new java.util.HashMap<>();
       for (int i = 0; i < 3; i++) {
         CallEvent event = inbox.next();
-        answers.put(event.requestId(), event);
+        answers.put(((CallEvent.CallScoped) event).requestId(), event);
       }
       assertThat(answers.keySet()).containsExactlyInAnyOrder(badField, badVersion, badType);
       assertThat(answers.values())
