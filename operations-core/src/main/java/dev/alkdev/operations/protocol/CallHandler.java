@@ -171,6 +171,11 @@ public final class CallHandler implements AutoCloseable {
     return new ProtocolStats(calls.size(), late.get(), malformed.get());
   }
 
+  /** Callers (inboxes) this handler serves calls for now: each costs the sweep one look. */
+  int trackedCallers() {
+    return leases.size();
+  }
+
   /**
    * Stops serving: no new requests are taken, running calls are cancelled and their callers told
    * UNAVAILABLE (retryable), so they may try another server. A pipeline of its own is closed with
