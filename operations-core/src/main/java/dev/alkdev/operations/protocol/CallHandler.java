@@ -18,6 +18,7 @@ import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.serving.ServedCall;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -80,11 +81,14 @@ public final class CallHandler implements AutoCloseable {
   private final ConcurrentHashMap<String, ReplySink> calls = new ConcurrentHashMap<>();
 
   private final AtomicLong malformed = new AtomicLong();
-  private final Duration leaseTimeout;
+  private final AtomicLong late = new AtomicLong();
+
+  /** Who this handler serves calls for, when each was last heard from: the liveness rule. */
   private final CallerLeases<ReplySink> leases;
+
+  private final Duration leaseTimeout;
   private final CallError callerGone;
   private volatile Scheduler.Timer sweep;
-  private final AtomicLong late = new AtomicLong();
 
   /**
    * Request ids whose call.aborted came before their call.requested: the two travel on different
@@ -365,7 +369,11 @@ public final class CallHandler implements AutoCloseable {
    */
   private void sweepExpired() {
     try {
-      for (ReplySink call : leases.expire(System.nanoTime())) {
+      List<ReplySink> expired = leases.expire(System.nanoTime());
+      if (!expired.isEmpty()) {
+        LOG.debug("Ending {} calls whose callers were silent for {}", expired.size(), leaseTimeout);
+      }
+      for (ReplySink call : expired) {
         call.callerGone(callerGone);
       }
     } finally {
