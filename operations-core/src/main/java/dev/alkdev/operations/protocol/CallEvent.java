@@ -12,22 +12,21 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * One message of the call protocol. On the wire each is a JSON object with the protocol version
- * {@code "v"}, a {@code "type"} discriminator and the {@code requestId} of the call it belongs to;
- * {@link CallEvents} reads and writes them. docs/protocol.md describes every field.
+ * {@code "v"} and a {@code "type"} discriminator; every event but {@code call.alive} belongs to one
+ * call and names its {@code requestId} ({@link CallScoped}). {@link CallEvents} reads and writes
+ * them. docs/protocol.md describes every field.
  */
-public sealed interface CallEvent
-    permits CallEvent.Requested,
-        CallEvent.Responded,
-        CallEvent.Failed,
-        CallEvent.Completed,
-        CallEvent.Aborted,
-        CallEvent.Demand {
-
-  /** The call this event belongs to: 32 lowercase hex digits (128 random bits). */
-  String requestId();
+public sealed interface CallEvent permits CallEvent.CallScoped, CallEvent.Alive {
 
   /** The wire name: {@code call.requested}, {@code call.responded}, ... */
   String type();
+
+  /** An event that belongs to one call: every event but {@link Alive}. */
+  sealed interface CallScoped extends CallEvent
+      permits Requested, Responded, Failed, Completed, Aborted, Demand {
+    /** The call this event belongs to: 32 lowercase hex digits (128 random bits). */
+    String requestId();
+  }
 
   /**
    * {@code call.requested}: a caller asks for an operation.
@@ -53,7 +52,7 @@ public sealed interface CallEvent
       Optional<String> replyTo,
       OptionalLong demand,
       CallMetadata meta)
-      implements CallEvent {
+      implements CallScoped {
     /**
      * @throws IllegalArgumentException if a field breaks the protocol's rules (an id, a topic, a
      *     negative deadline, a demand below 1, an identity over the limits)
@@ -118,7 +117,7 @@ public sealed interface CallEvent
   }
 
   /** {@code call.responded}: a result; a stream sends one per item. */
-  record Responded(String requestId, ResponseEnvelope<JsonNode> output) implements CallEvent {
+  record Responded(String requestId, ResponseEnvelope<JsonNode> output) implements CallScoped {
     public Responded {
       Objects.requireNonNull(requestId, "requestId");
       checkRequestId(requestId);
@@ -138,7 +137,7 @@ public sealed interface CallEvent
       String message,
       boolean retryable,
       Optional<JsonNode> details)
-      implements CallEvent {
+      implements CallScoped {
     public Failed {
       Objects.requireNonNull(requestId, "requestId");
       checkRequestId(requestId);
@@ -154,7 +153,7 @@ public sealed interface CallEvent
   }
 
   /** {@code call.completed}: a stream ended normally; nothing follows it. */
-  record Completed(String requestId) implements CallEvent {
+  record Completed(String requestId) implements CallScoped {
     public Completed {
       Objects.requireNonNull(requestId, "requestId");
       checkRequestId(requestId);
@@ -167,7 +166,7 @@ public sealed interface CallEvent
   }
 
   /** {@code call.aborted}: the caller gave up; the serving side cancels the call. */
-  record Aborted(String requestId, Optional<String> reason) implements CallEvent {
+  record Aborted(String requestId, Optional<String> reason) implements CallScoped {
     public Aborted {
       Objects.requireNonNull(requestId, "requestId");
       checkRequestId(requestId);
@@ -181,7 +180,7 @@ public sealed interface CallEvent
   }
 
   /** {@code call.demand}: the caller of a stream takes {@code n} more items. */
-  record Demand(String requestId, long n) implements CallEvent {
+  record Demand(String requestId, long n) implements CallScoped {
     public Demand {
       Objects.requireNonNull(requestId, "requestId");
       checkRequestId(requestId);
@@ -193,6 +192,33 @@ public sealed interface CallEvent
     @Override
     public String type() {
       return "call.demand";
+    }
+  }
+
+  /**
+   * {@code call.alive}: a caller with calls in flight is still there. Sent to {@code ops.ctl} every
+   * few seconds (one message per caller, however many calls it has), it renews the caller's lease
+   * on every server serving calls for its inbox; a server that hears nothing from an inbox for its
+   * lease timeout cancels that inbox's calls (docs/protocol.md, "the caller goes away").
+   *
+   * @param inbox the caller's inbox: {@code ops.inbox.} followed by 1 to 128 letters, digits, '_',
+   *     '.', ':' or '-'
+   */
+  record Alive(String inbox) implements CallEvent {
+    /**
+     * @throws IllegalArgumentException if {@code inbox} is not an inbox topic
+     */
+    public Alive {
+      Objects.requireNonNull(inbox, "inbox");
+      if (!ProtocolTopics.isInbox(inbox)) {
+        throw new IllegalArgumentException(
+            "Not an inbox topic: '" + inbox + "' (ops.inbox. and a request id)");
+      }
+    }
+
+    @Override
+    public String type() {
+      return "call.alive";
     }
   }
 

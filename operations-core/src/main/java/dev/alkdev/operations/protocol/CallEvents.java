@@ -93,10 +93,10 @@ public final class CallEvents {
   /**
    * The JSON Schema (draft 2020-12) of every event, with a {@code $defs} entry per event type
    * ({@code CallRequested}, {@code CallResponded}, {@code CallError}, {@code CallCompleted}, {@code
-   * CallAborted}, {@code CallDemand}) joined by {@code oneOf} on {@code type}, and the response
-   * envelope's definitions for {@code call.responded.output}. Everything {@link #encode} writes
-   * validates; it accepts what {@link #decode} accepts, except what a schema cannot say (duplicate
-   * names, sizes in bytes, nesting). Compiled once, on first use.
+   * CallAborted}, {@code CallDemand}, {@code CallAlive}) joined by {@code oneOf} on {@code type},
+   * and the response envelope's definitions for {@code call.responded.output}. Everything {@link
+   * #encode} writes validates; it accepts what {@link #decode} accepts, except what a schema cannot
+   * say (duplicate names, sizes in bytes, nesting). Compiled once, on first use.
    */
   public static Schema eventSchema() {
     return SchemaHolder.SCHEMA;
@@ -114,7 +114,11 @@ public final class CallEvents {
     ObjectNode json = Json.nodes().objectNode();
     json.put("v", PROTOCOL_VERSION);
     json.put("type", event.type());
-    json.put("requestId", event.requestId());
+    if (event instanceof CallEvent.Alive alive) {
+      json.put("inbox", alive.inbox());
+      return json;
+    }
+    json.put("requestId", ((CallEvent.CallScoped) event).requestId());
     if (event instanceof CallEvent.Requested r) {
       r.replyTo().ifPresent(topic -> json.put("replyTo", topic));
       json.put("operationId", r.operationId());
@@ -184,7 +188,7 @@ public final class CallEvents {
    * cut down until it fits. Never throws for an event that cannot be sent, so the caller always
    * hears something.
    */
-  static Reply encodeReply(CallEvent event, int maxBytes) {
+  static Reply encodeReply(CallEvent.CallScoped event, int maxBytes) {
     CallError problem;
     try {
       byte[] bytes = encode(event);
@@ -361,6 +365,10 @@ public final class CallEvents {
           .add(PROTOCOL_VERSION);
       throw error;
     }
+    JsonNode typeNode = json.get("type");
+    if (typeNode != null && typeNode.isString() && typeNode.asString().equals("call.alive")) {
+      return alive(json); // the one event that belongs to no call, so has no requestId
+    }
     String requestId = requestId(json);
     String type = string(json, "type", json);
     switch (type) {
@@ -391,10 +399,23 @@ public final class CallEvents {
                 + " (version "
                 + PROTOCOL_VERSION
                 + " has call.requested, call.responded, call.error, call.completed, call.aborted,"
-                + " call.demand)",
+                + " call.demand, call.alive)",
             "/type",
             json);
     }
+  }
+
+  private static CallEvent.Alive alive(JsonNode json) {
+    String inbox = string(json, "inbox", json);
+    if (!ProtocolTopics.isInbox(inbox)) {
+      throw malformed(
+          "\"inbox\" must be ops.inbox. followed by 1 to 128 letters, digits, '_', '.', ':' or"
+              + " '-', was "
+              + Json.quote(inbox),
+          "/inbox",
+          json);
+    }
+    return new CallEvent.Alive(inbox);
   }
 
   private static CallEvent.Requested requested(JsonNode json, String requestId) {

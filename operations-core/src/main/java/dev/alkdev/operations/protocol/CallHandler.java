@@ -8,6 +8,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
@@ -15,7 +16,9 @@ import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.CallSink;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.serving.ServedCall;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,7 +44,16 @@ import tools.jackson.databind.JsonNode;
  * envelope is a response, not an error.
  *
  * <p>A malformed request is answered with PROTOCOL_ERROR when its request id and reply topic can be
- * read, and otherwise dropped and counted; the handler loop never dies of bad input.
+ * read, and otherwise dropped and counted; the handler loop never dies of bad input. Replies go
+ * only to inboxes ({@link ProtocolTopics#isInbox}): a request whose {@code replyTo} is anything
+ * else (a request or control topic, say) cannot be answered safely, and is dropped and counted as
+ * malformed.
+ *
+ * <p>Caller liveness: a caller with calls in flight sends {@code call.alive} naming its inbox every
+ * few seconds. An inbox not heard from (by a request or a {@code call.alive}) for {@link
+ * Builder#callerLeaseTimeout} has its calls cancelled, CANCELLED "the caller is gone", their
+ * handlers' contexts with them, and a last {@code call.error} is sent to it in case the caller was
+ * only slow. One sweep every quarter of the timeout looks at each inbox once.
  */
 public final class CallHandler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CallHandler.class);
@@ -51,6 +63,9 @@ public final class CallHandler implements AutoCloseable {
 
   private static final CallError CALLER_GONE =
       CallError.builder(ErrorCode.CANCELLED, "The caller is gone").build();
+
+  /** How long a caller may stay silent before its calls are cancelled, unless told otherwise. */
+  public static final Duration DEFAULT_CALLER_LEASE_TIMEOUT = Duration.ofSeconds(30);
 
   /** Aborts remembered for requests that have not arrived yet; the oldest are forgotten first. */
   static final int EARLY_ABORTS = 4096;
@@ -67,6 +82,13 @@ public final class CallHandler implements AutoCloseable {
 
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong late = new AtomicLong();
+
+  /** Who this handler serves calls for, when each was last heard from: the liveness rule. */
+  private final CallerLeases<ReplySink> leases;
+
+  private final Duration leaseTimeout;
+  private final CallError callerGone;
+  private volatile Scheduler.Timer sweep;
 
   /**
    * Request ids whose call.aborted came before their call.requested: the two travel on different
@@ -91,6 +113,14 @@ public final class CallHandler implements AutoCloseable {
             : builder.server;
     this.registry = server.registry();
     this.pubsub = builder.pubsub;
+    this.leaseTimeout = builder.callerLeaseTimeout;
+    this.leases = new CallerLeases<>(leaseTimeout.toNanos());
+    this.callerGone =
+        CallError.of(
+            ErrorCode.CANCELLED,
+            "The caller is gone: nothing heard from its inbox for "
+                + leaseTimeout.toMillis()
+                + " ms (no call.alive)");
     this.controlSubscription =
         pubsub.subscribe(ProtocolTopics.CONTROL, SubscribeOptions.defaults(), this::onControl);
     this.registryListener =
@@ -114,6 +144,7 @@ public final class CallHandler implements AutoCloseable {
         serve(spec.id());
       }
     }
+    scheduleSweep();
   }
 
   /** Starts serving {@code registry}'s operations on {@code pubsub}, with a pipeline of its own. */
@@ -144,6 +175,11 @@ public final class CallHandler implements AutoCloseable {
     return new ProtocolStats(calls.size(), late.get(), malformed.get());
   }
 
+  /** Callers (inboxes) this handler serves calls for now: each costs the sweep one look. */
+  int trackedCallers() {
+    return leases.size();
+  }
+
   /**
    * Stops serving: no new requests are taken, running calls are cancelled and their callers told
    * UNAVAILABLE (retryable), so they may try another server. A pipeline of its own is closed with
@@ -155,6 +191,10 @@ public final class CallHandler implements AutoCloseable {
       return;
     }
     closed = true;
+    Scheduler.Timer timer = sweep;
+    if (timer != null) {
+      timer.cancel();
+    }
     registryListener.remove();
     requestSubscriptions.values().forEach(PubSub.Subscription::close);
     requestSubscriptions.clear();
@@ -195,8 +235,9 @@ public final class CallHandler implements AutoCloseable {
       malformed.incrementAndGet();
       return;
     }
-    if (request.replyTo().isEmpty()) {
-      // Nobody to answer: a call without a reply topic is not part of this protocol.
+    if (request.replyTo().isEmpty() || !ProtocolTopics.isInbox(request.replyTo().get())) {
+      // Nobody to answer: a call without a reply topic is not part of this protocol, and replies
+      // to a request or control topic would be read as requests or control by others.
       malformed.incrementAndGet();
       return;
     }
@@ -229,6 +270,7 @@ public final class CallHandler implements AutoCloseable {
     request.deadlineMillis().ifPresent(ms -> call.deadline(Deadline.afterMillis(ms)));
     request.demand().ifPresent(call::demand);
     ReplySink sink = new ReplySink(requestId, replyTo);
+    leases.track(replyTo, sink, System.nanoTime()); // a request is news from its caller too
     // A request id in use here is refused by the pipeline, and its refusal must not untrack the
     // call that holds the id; so the first call keeps its place in the map.
     ReplySink previous = calls.putIfAbsent(requestId, sink);
@@ -256,7 +298,7 @@ public final class CallHandler implements AutoCloseable {
     malformed.incrementAndGet();
     var requestId = CallEvents.readableRequestId(error);
     var replyTo = CallEvents.readableReplyTo(error);
-    if (requestId.isPresent() && replyTo.isPresent()) {
+    if (requestId.isPresent() && replyTo.isPresent() && ProtocolTopics.isInbox(replyTo.get())) {
       send(replyTo.get(), CallEvents.failed(requestId.get(), error));
     } else {
       LOG.debug("Dropped a malformed request: {}", error.getMessage());
@@ -273,12 +315,17 @@ public final class CallHandler implements AutoCloseable {
       malformed.incrementAndGet();
       return;
     }
-    ReplySink call = calls.get(event.requestId());
+    if (event instanceof CallEvent.Alive alive) {
+      leases.heard(alive.inbox(), System.nanoTime());
+      return;
+    }
+    String requestId = ((CallEvent.CallScoped) event).requestId();
+    ReplySink call = calls.get(requestId);
     if (call == null) {
       // Most control messages are for other servers' calls: broadcasts reach every server. An
       // abort may also have overtaken its request, so remember it for a while.
       if (event instanceof CallEvent.Aborted) {
-        rememberEarlyAbort(event.requestId());
+        rememberEarlyAbort(requestId);
       }
       return;
     }
@@ -307,10 +354,37 @@ public final class CallHandler implements AutoCloseable {
     }
   }
 
+  // ------------------------------------------------------------------ liveness
+
+  /** The next sweep, a quarter of the lease timeout from now, on the shared timer. */
+  private void scheduleSweep() {
+    if (!closed) {
+      sweep = Scheduler.schedule(this::sweepExpired, Math.max(1, leaseTimeout.toNanos() / 4));
+    }
+  }
+
+  /**
+   * Ends the calls of every caller not heard from within the lease timeout. Runs on the timer's
+   * task pool, never on the timer thread; ending a call publishes without waiting.
+   */
+  private void sweepExpired() {
+    try {
+      List<ReplySink> expired = leases.expire(System.nanoTime());
+      if (!expired.isEmpty()) {
+        LOG.debug("Ending {} calls whose callers were silent for {}", expired.size(), leaseTimeout);
+      }
+      for (ReplySink call : expired) {
+        call.callerGone(callerGone);
+      }
+    } finally {
+      scheduleSweep();
+    }
+  }
+
   // ------------------------------------------------------------------ sending
 
   /** Publishes an answer that belongs to no served call (a malformed or misrouted request). */
-  private void send(String replyTo, CallEvent event) {
+  private void send(String replyTo, CallEvent.CallScoped event) {
     pubsub
         .publish(replyTo, CallEvents.encodeReply(event, pubsub.maxMessageBytes()).bytes())
         .whenComplete(
@@ -397,6 +471,16 @@ public final class CallHandler implements AutoCloseable {
       c.request(n);
     }
 
+    /**
+     * The caller has not been heard from: end the call, and send it its end anyway, so that a
+     * caller that was only slow learns that its call is over.
+     */
+    void callerGone(CallError reason) {
+      if (end(reason)) {
+        send(CallEvents.failed(requestId, reason));
+      }
+    }
+
     /** This handler closes over a shared pipeline: end the call and tell its caller. */
     void shutDown() {
       if (end(SERVER_CLOSING)) {
@@ -416,6 +500,7 @@ public final class CallHandler implements AutoCloseable {
 
     private void untrack() {
       calls.remove(requestId, this);
+      leases.untrack(replyTo, this);
     }
 
     /**
@@ -423,7 +508,7 @@ public final class CallHandler implements AutoCloseable {
      * becomes a RESOURCE_EXHAUSTED error instead, and ends the call; a reply nobody receives means
      * the caller is gone.
      */
-    private void send(CallEvent event) {
+    private void send(CallEvent.CallScoped event) {
       CallEvents.Reply reply = CallEvents.encodeReply(event, pubsub.maxMessageBytes());
       reply.replaced().ifPresent(this::end);
       pubsub
@@ -445,6 +530,7 @@ public final class CallHandler implements AutoCloseable {
     private final OperationServer server;
     private final PubSub pubsub;
     private int maxConcurrentCalls = OperationServer.DEFAULT_MAX_CONCURRENT_CALLS;
+    private Duration callerLeaseTimeout = DEFAULT_CALLER_LEASE_TIMEOUT;
 
     private Builder(OperationRegistry registry, OperationServer server, PubSub pubsub) {
       this.registry = registry;
@@ -467,6 +553,23 @@ public final class CallHandler implements AutoCloseable {
             "This handler shares an OperationServer: set maxConcurrentCalls on its builder");
       }
       this.maxConcurrentCalls = max;
+      return this;
+    }
+
+    /**
+     * How long a caller with calls here may stay silent before they are cancelled (30 s by
+     * default): measured from the call's arrival or the caller's last {@code call.alive}, checked
+     * every quarter of it, so a vanished caller's calls end between this and 1.25 times this after
+     * it last spoke. Keep it above twice the callers' alive interval ({@link
+     * PendingRequestMap.Builder#aliveInterval}, 10 s by default), so that one lost or late {@code
+     * call.alive} does not end live calls.
+     */
+    public Builder callerLeaseTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("callerLeaseTimeout must be positive, was " + timeout);
+      }
+      this.callerLeaseTimeout = timeout;
       return this;
     }
 

@@ -12,6 +12,7 @@ import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.ResultPipeline;
+import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
@@ -45,6 +46,11 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Responses arrive on this map's own inbox topic. A response for a call that is no longer
  * pending is dropped and counted ({@link #stats()}); so is a message that is not a valid event.
+ *
+ * <p>While it has calls in flight the map sends {@code call.alive} naming its inbox to {@code
+ * ops.ctl} every {@link Builder#aliveInterval} (one message, however many calls): serving sides
+ * cancel the calls of a caller they have not heard from for their lease timeout, so the calls of a
+ * process that died end without a word from it.
  */
 public final class PendingRequestMap implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PendingRequestMap.class);
@@ -60,6 +66,9 @@ public final class PendingRequestMap implements AutoCloseable {
    */
   public static final int DEFAULT_STREAM_WINDOW = 256;
 
+  /** How often a map with calls in flight says {@code call.alive}, unless told otherwise. */
+  public static final Duration DEFAULT_ALIVE_INTERVAL = Duration.ofSeconds(10);
+
   /** The inbox's buffer: responses for this many calls may wait to be matched. */
   static final int INBOX_BUFFER = 65_536;
 
@@ -74,6 +83,9 @@ public final class PendingRequestMap implements AutoCloseable {
   private final Executor streamExecutor;
   private final int window;
   private final boolean deadlineTimers;
+  private final Duration aliveInterval;
+  private final byte[] aliveMessage;
+  private volatile Scheduler.Timer aliveTimer;
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
@@ -96,6 +108,8 @@ public final class PendingRequestMap implements AutoCloseable {
     this.window = builder.streamWindow;
     this.deadlineTimers = builder.deadlineTimers;
     this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+    this.aliveInterval = builder.aliveInterval;
+    this.aliveMessage = CallEvents.encode(new CallEvent.Alive(inbox));
     this.inboxSubscription =
         pubsub.subscribe(
             inbox,
@@ -110,6 +124,7 @@ public final class PendingRequestMap implements AutoCloseable {
                     CallError.of(
                         ErrorCode.UNAVAILABLE,
                         "The transport disconnected before the call completed")));
+    scheduleAlive();
   }
 
   /** A map on {@code pubsub} with the default timeout of 30 s. */
@@ -249,6 +264,10 @@ public final class PendingRequestMap implements AutoCloseable {
       return;
     }
     closed = true;
+    Scheduler.Timer timer = aliveTimer;
+    if (timer != null) {
+      timer.cancel();
+    }
     failAll(CallError.of(ErrorCode.UNAVAILABLE, "The caller's PendingRequestMap was closed"));
     inboxSubscription.close();
     disconnectRegistration.remove();
@@ -358,6 +377,30 @@ public final class PendingRequestMap implements AutoCloseable {
             });
   }
 
+  /** The next {@code call.alive}, an interval from now, on the shared timer. */
+  private void scheduleAlive() {
+    if (!closed) {
+      aliveTimer = Scheduler.schedule(this::sayAlive, aliveInterval.toNanos());
+    }
+  }
+
+  /**
+   * Tells the serving sides this caller is still there, if it has calls they serve. Runs on the
+   * timer's task pool; the publish is not waited for, and a failed one is left to the next tick
+   * (the lease outlasts two of them).
+   */
+  private void sayAlive() {
+    try {
+      if (!closed && !pending.isEmpty()) {
+        pubsub.publish(ProtocolTopics.CONTROL, aliveMessage).exceptionally(e -> 0);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("call.alive from {} could not be sent", inbox, e);
+    } finally {
+      scheduleAlive();
+    }
+  }
+
   /** Ends a call on this side only (the serving side already finished, or never started). */
   private void end(Pending call, CallError error) {
     if (pending.remove(call.requestId, call)) {
@@ -434,16 +477,17 @@ public final class PendingRequestMap implements AutoCloseable {
     if (!(event instanceof CallEvent.Responded
         || event instanceof CallEvent.Failed
         || event instanceof CallEvent.Completed)) {
-      malformed.incrementAndGet(); // requests, aborts and demands do not belong in an inbox
+      malformed.incrementAndGet(); // requests, aborts, demands and alives do not belong here
       return;
     }
-    Pending call = pending.get(event.requestId());
+    String requestId = ((CallEvent.CallScoped) event).requestId();
+    Pending call = pending.get(requestId);
     if (call == null) {
       late.incrementAndGet();
       if (event instanceof CallEvent.Responded) {
         // Items for a call nobody waits for: a stream that outlived its caller, or a unary call
         // made to a SUBSCRIPTION. Tell the serving side once, so it stops.
-        abortLate(event.requestId());
+        abortLate(requestId);
       }
       return;
     }
@@ -879,6 +923,7 @@ public final class PendingRequestMap implements AutoCloseable {
     private Executor streamExecutor = ForkJoinPool.commonPool();
     private int streamWindow = DEFAULT_STREAM_WINDOW;
     private boolean deadlineTimers = true;
+    private Duration aliveInterval = DEFAULT_ALIVE_INTERVAL;
 
     private Builder(PubSub pubsub) {
       this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
@@ -918,6 +963,20 @@ public final class PendingRequestMap implements AutoCloseable {
      */
     Builder deadlineTimers(boolean armed) {
       this.deadlineTimers = armed;
+      return this;
+    }
+
+    /**
+     * How often the map says {@code call.alive} while it has calls in flight (10 s by default).
+     * Serving sides cancel the calls of a caller silent for their lease timeout ({@link
+     * CallHandler.Builder#callerLeaseTimeout}, 30 s by default): keep this below half of it.
+     */
+    public Builder aliveInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("aliveInterval must be positive, was " + interval);
+      }
+      this.aliveInterval = interval;
       return this;
     }
 

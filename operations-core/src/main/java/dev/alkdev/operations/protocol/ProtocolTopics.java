@@ -19,6 +19,16 @@ public final class ProtocolTopics {
 
   private ProtocolTopics() {}
 
+  /**
+   * Whether {@code topic} can be a caller's inbox: {@link #INBOX_PREFIX} followed by 1 to 128 ASCII
+   * letters, digits, '_', '.', ':' or '-' (what {@link CallEvents#isValidRequestId} accepts). A
+   * serving side replies only to such topics, never to request or control topics.
+   */
+  public static boolean isInbox(String topic) {
+    return topic.startsWith(INBOX_PREFIX)
+        && CallEvents.isValidRequestId(topic.substring(INBOX_PREFIX.length()));
+  }
+
   /** The topic that carries requests for {@code operationId}. */
   public static String request(String operationId) {
     return REQUEST_PREFIX + operationId;

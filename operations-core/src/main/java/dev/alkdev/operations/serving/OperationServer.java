@@ -36,8 +36,10 @@ import tools.jackson.databind.JsonNode;
  *   <li>an operation with no spec is OPERATION_NOT_FOUND (with no handler, likewise);
  *   <li>access: an anonymous caller of an operation that needs scopes is UNAUTHENTICATED, an
  *       identified caller without every required scope is ACCESS_DENIED;
- *   <li>capacity: beyond {@link Builder#maxConcurrentCalls} running calls, RESOURCE_EXHAUSTED; a
- *       request id already running here is PROTOCOL_ERROR;
+ *   <li>capacity: beyond {@link Builder#maxConcurrentCalls} running calls, or {@link
+ *       Builder#maxCallsPerIdentity} of one caller, or {@link Builder#maxStreamsPerIdentity}
+ *       SUBSCRIPTIONs of one caller, RESOURCE_EXHAUSTED (retryable); a request id already running
+ *       here is PROTOCOL_ERROR;
  *   <li>the context: the request's id, parent, identity, deadline and metadata, and a cancellation
  *       signal the {@link ServedCall} owns;
  *   <li>dispatch: QUERY and MUTATION to {@code execute}, SUBSCRIPTION to {@code subscribe} with the
@@ -54,6 +56,12 @@ public final class OperationServer implements AutoCloseable {
 
   /** The calls a server runs at once unless told otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_CALLS = 10_000;
+
+  /** The calls one caller runs at once unless told otherwise: half the server's default. */
+  public static final int DEFAULT_MAX_CALLS_PER_IDENTITY = 5_000;
+
+  /** The SUBSCRIPTIONs one caller runs at once unless told otherwise. */
+  public static final int DEFAULT_MAX_STREAMS_PER_IDENTITY = 1_000;
 
   static final CallError SHUTTING_DOWN =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
@@ -74,7 +82,9 @@ public final class OperationServer implements AutoCloseable {
     this.direct = registry instanceof DefaultOperationRegistry d ? d : null;
     InterceptorChain registryChain = direct != null ? direct.interceptors() : InterceptorChain.NONE;
     this.interceptors = registryChain.then(List.copyOf(builder.interceptors));
-    this.limit = new ConcurrencyLimit(builder.maxConcurrentCalls);
+    this.limit =
+        new ConcurrencyLimit(
+            builder.maxConcurrentCalls, builder.maxCallsPerIdentity, builder.maxStreamsPerIdentity);
   }
 
   /** A server of {@code registry}'s operations with default limits. */
@@ -174,7 +184,7 @@ public final class OperationServer implements AutoCloseable {
       // The context's identity: the adapter's, unless an interceptor authenticated the caller.
       Identity identity = context.identity();
       checkAccess(spec, identity);
-      admit(call, identity);
+      admit(call, identity, spec.type() == OperationType.SUBSCRIPTION);
       if (spec.type() == OperationType.SUBSCRIPTION) {
         long demand = request.demand().orElse(Long.MAX_VALUE);
         subscribe(spec.id(), request.input(), context)
@@ -215,19 +225,19 @@ public final class OperationServer implements AutoCloseable {
   }
 
   /** Takes a slot and registers the call as running, or throws why not. */
-  private void admit(Served call, Identity identity) {
+  private void admit(Served call, Identity identity, boolean stream) {
     if (closed) {
       throw SHUTTING_DOWN;
     }
-    limit.acquire(identity);
+    ConcurrencyLimit.Slot slot = limit.acquire(identity, stream);
     if (running.putIfAbsent(call.requestId(), call) != null) {
-      limit.release(identity);
+      limit.release(slot);
       throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + call.requestId() + " is in use");
     }
-    if (!call.admitted(identity)) {
+    if (!call.admitted(slot)) {
       // Cancelled or shut down while being admitted: give everything back.
       running.remove(call.requestId(), call);
-      limit.release(identity);
+      limit.release(slot);
       throw call.cancelReason().orElse(SHUTTING_DOWN);
     }
     if (closed) {
@@ -243,9 +253,9 @@ public final class OperationServer implements AutoCloseable {
   }
 
   /** Called by a call as it ends, once, if it was admitted. */
-  void release(Served call, Identity identity) {
+  void release(Served call, ConcurrencyLimit.Slot slot) {
     running.remove(call.requestId(), call);
-    limit.release(identity);
+    limit.release(slot);
   }
 
   private CompletableFuture<ResponseEnvelope<JsonNode>> execute(
@@ -299,6 +309,8 @@ public final class OperationServer implements AutoCloseable {
   public static final class Builder {
     private final OperationRegistry registry;
     private int maxConcurrentCalls = DEFAULT_MAX_CONCURRENT_CALLS;
+    private int maxCallsPerIdentity = DEFAULT_MAX_CALLS_PER_IDENTITY;
+    private int maxStreamsPerIdentity = DEFAULT_MAX_STREAMS_PER_IDENTITY;
     private final List<OperationInterceptor> interceptors = new ArrayList<>();
 
     private Builder(OperationRegistry registry) {
@@ -311,6 +323,34 @@ public final class OperationServer implements AutoCloseable {
         throw new IllegalArgumentException("maxConcurrentCalls must be positive, was " + max);
       }
       this.maxConcurrentCalls = max;
+      return this;
+    }
+
+    /**
+     * Calls one caller may run at once; more are refused with RESOURCE_EXHAUSTED, so that one
+     * client cannot take the whole server (5,000 by default). A caller is its identity's subject;
+     * every anonymous caller is the same caller, so where no adapter authenticates callers this is
+     * the whole deployment's limit: raise it to {@link #maxConcurrentCalls} there, or authenticate.
+     */
+    public Builder maxCallsPerIdentity(int max) {
+      if (max <= 0) {
+        throw new IllegalArgumentException("maxCallsPerIdentity must be positive, was " + max);
+      }
+      this.maxCallsPerIdentity = max;
+      return this;
+    }
+
+    /**
+     * SUBSCRIPTIONs one caller may run at once, within its {@link #maxCallsPerIdentity} (1,000 by
+     * default): streams last, so a client that opens and forgets them would otherwise hold the
+     * server's slots (and, with blocking emitters, its threads) until their callers' leases end.
+     * Anonymous callers count as one caller, as for {@link #maxCallsPerIdentity}.
+     */
+    public Builder maxStreamsPerIdentity(int max) {
+      if (max <= 0) {
+        throw new IllegalArgumentException("maxStreamsPerIdentity must be positive, was " + max);
+      }
+      this.maxStreamsPerIdentity = max;
       return this;
     }
 

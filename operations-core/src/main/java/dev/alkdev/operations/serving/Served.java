@@ -3,7 +3,6 @@ package dev.alkdev.operations.serving;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.Cancellation;
-import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import java.util.Optional;
@@ -30,7 +29,7 @@ final class Served implements ServedCall, CallObserver {
 
   private final Object lock = new Object();
   private volatile boolean ended;
-  private Identity admittedAs; // set while the call holds a slot and sits in the running map
+  private ConcurrencyLimit.Slot slot; // set while the call holds a slot and sits in the running map
   private Flow.Subscription stream;
   private long heldDemand; // demand that came before the stream's subscription
 
@@ -52,12 +51,12 @@ final class Served implements ServedCall, CallObserver {
   }
 
   /** Records that the call holds a slot; false if it ended meanwhile (the slot goes back). */
-  boolean admitted(Identity caller) {
+  boolean admitted(ConcurrencyLimit.Slot taken) {
     synchronized (lock) {
       if (ended) {
         return false;
       }
-      admittedAs = caller;
+      slot = taken;
       return true;
     }
   }
@@ -199,9 +198,9 @@ final class Served implements ServedCall, CallObserver {
    */
   private void endLocked() {
     ended = true;
-    if (admittedAs != null) {
-      server.release(this, admittedAs);
-      admittedAs = null;
+    if (slot != null) {
+      server.release(this, slot);
+      slot = null;
     }
   }
 

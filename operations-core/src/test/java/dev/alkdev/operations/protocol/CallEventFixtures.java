@@ -104,6 +104,8 @@ final class CallEventFixtures {
     events.add(new CallEvent.Aborted(ID, Optional.of("the subscriber cancelled")));
     events.add(new CallEvent.Demand(ID, 1));
     events.add(new CallEvent.Demand(ID, Long.MAX_VALUE));
+    events.add(new CallEvent.Alive(INBOX));
+    events.add(new CallEvent.Alive("ops.inbox.node-7:worker_2.a"));
     return events;
   }
 
@@ -131,6 +133,8 @@ final class CallEventFixtures {
       "{\"v\": 1, \"type\": \"call.error\", \"requestId\": \""
           + ID
           + "\", \"error\": {\"code\": \"CANCELLED\", \"message\": \"Cancelled\"}}";
+
+  static final String ALIVE = "{\"v\": 1, \"type\": \"call.alive\", \"inbox\": \"" + INBOX + "\"}";
 
   static final String DEMAND =
       "{\"v\": 1, \"type\": \"call.demand\", \"requestId\": \"" + ID + "\", \"n\": 4}";
@@ -570,6 +574,25 @@ final class CallEventFixtures {
             e -> e.put("reason", 5),
             "\"reason\" must be a string",
             "/reason"));
+    // call.alive: no requestId, an inbox topic
+    for (String inbox : List.of("ops.ctl", "ops.req.demo.echo", "ops.inbox.", "ops.inbox.a b")) {
+      cases.add(
+          new Malformed(
+              "alive inbox " + inbox,
+              edit(ALIVE, e -> e.put("inbox", inbox)),
+              "\"inbox\" must be ops.inbox. followed by 1 to 128 letters",
+              "/inbox",
+              false,
+              false));
+    }
+    cases.add(
+        new Malformed(
+            "alive inbox missing",
+            edit(ALIVE, e -> e.remove("inbox")),
+            "\"inbox\" is missing or not a string",
+            "/inbox",
+            false,
+            false));
     // not an object
     cases.add(
         new Malformed(

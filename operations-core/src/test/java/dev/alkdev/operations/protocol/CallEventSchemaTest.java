@@ -35,7 +35,7 @@ class CallEventSchemaTest {
     assertThat(CallEvents.eventSchema()).isSameAs(SCHEMA);
     assertThat(SCHEMA.json().get("$schema").asString())
         .isEqualTo("https://json-schema.org/draft/2020-12/schema");
-    assertThat(SCHEMA.json().get("oneOf")).hasSize(6);
+    assertThat(SCHEMA.json().get("oneOf")).hasSize(7);
     assertThat(SCHEMA.json().get("$defs").propertyNames())
         .contains(
             "CallRequested",
@@ -44,6 +44,7 @@ class CallEventSchemaTest {
             "CallCompleted",
             "CallAborted",
             "CallDemand",
+            "CallAlive",
             "ResponseEnvelope");
   }
 

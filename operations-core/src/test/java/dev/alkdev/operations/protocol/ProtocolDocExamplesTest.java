@@ -58,8 +58,9 @@ class ProtocolDocExamplesTest {
             "call.error",
             "call.completed",
             "call.aborted",
-            "call.demand")
-        .hasSizeGreaterThanOrEqualTo(14);
+            "call.demand",
+            "call.alive")
+        .hasSizeGreaterThanOrEqualTo(15);
   }
 
   @ParameterizedTest

@@ -1028,7 +1028,7 @@ public abstract class TransportConformanceTest {
       Map<String, CallEvent> answers = new java.util.HashMap<>();
       for (int i = 0; i < 3; i++) {
         CallEvent event = inbox.next();
-        answers.put(event.requestId(), event);
+        answers.put(((CallEvent.CallScoped) event).requestId(), event);
       }
       assertThat(answers.keySet()).containsExactlyInAnyOrder(badField, badVersion, badType);
       assertThat(answers.values())
@@ -1244,6 +1244,115 @@ public abstract class TransportConformanceTest {
   }
 
   /** A caller cut off its transport has its calls fail at once. */
+  /**
+   * Caller liveness (docs/protocol.md, "the caller goes away"): a serving side ends the calls of a
+   * caller it has not heard from for its lease, keeps those of a caller that says {@code
+   * call.alive}, and replies only to inboxes.
+   */
+  @Nested
+  public class Liveness {
+    private final Duration lease = Duration.ofMillis(500);
+
+    /** A second serving side, on its own registry, whose callers' lease is short. */
+    private CallHandler shortLeaseServer() throws Exception {
+      OperationRegistry own = closeAfterTest(OperationRegistry.create());
+      own.register(
+          stream("endless"),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                for (int i = 0; ; i++) {
+                  emitter.emit(i);
+                }
+              }));
+      CallHandler handler =
+          closeAfterTest(
+              CallHandler.builder(own, peers.serving()).callerLeaseTimeout(lease).build());
+      awaitPropagation();
+      return handler;
+    }
+
+    @Test
+    public void aCallerThatVanishesLosesItsStreamByTheLease() throws Exception {
+      shortLeaseServer();
+      RawInbox inbox = rawInbox(peers.calling());
+      // A caller in any language that asks for one item, then never speaks again.
+      await(
+          peers
+              .calling()
+              .publish(
+                  ProtocolTopics.request(id("endless")),
+                  CallEvents.encode(
+                      new CallEvent.Requested(
+                          OperationContext.newRequestId(),
+                          id("endless"),
+                          JSON.nullNode(),
+                          Optional.empty(),
+                          Optional.empty(),
+                          OptionalLong.empty(),
+                          Optional.of(inbox.topic),
+                          OptionalLong.of(1)))));
+
+      assertThat(inbox.next()).isInstanceOf(CallEvent.Responded.class);
+      CallEvent end = inbox.next();
+      assertThat(end).isInstanceOf(CallEvent.Failed.class);
+      assertThat(((CallEvent.Failed) end).code()).isEqualTo(ErrorCode.CANCELLED);
+      assertThat(((CallEvent.Failed) end).message()).contains("The caller is gone");
+    }
+
+    @Test
+    public void aCallerThatSaysAliveKeepsItsStreamForManyLeases() throws Exception {
+      shortLeaseServer();
+      PendingRequestMap alive =
+          closeAfterTest(
+              PendingRequestMap.builder(peers.calling())
+                  .aliveInterval(Duration.ofMillis(100))
+                  .build());
+      StreamRecorder recorder = recorder(1);
+      alive.subscribe(id("endless"), null, CallOptions.defaults()).subscribe(recorder);
+      eventually("the first item", () -> recorder.received().size() == 1);
+
+      Thread.sleep(4 * lease.toMillis()); // nothing but call.alive speaks for the caller
+
+      assertThat(recorder.received()).hasSize(1);
+      assertThat(recorder.violations()).isEmpty();
+      recorder.request(2);
+      eventually("two more items", () -> recorder.received().size() == 3);
+      recorder.cancel();
+      eventually("nothing pending", () -> alive.stats().pending() == 0);
+    }
+
+    @Test
+    public void repliesGoOnlyToInboxes() throws Exception {
+      CallHandler shortLease = shortLeaseServer();
+      String notAnInbox = ProtocolTopics.request(id("elsewhere"));
+      AtomicInteger published = new AtomicInteger();
+      closeAfterTest(
+          peers
+              .calling()
+              .subscribe(
+                  notAnInbox, SubscribeOptions.defaults(), m -> published.incrementAndGet()));
+      awaitPropagation();
+      long malformedBefore = shortLease.stats().malformed();
+      // A request for an endless stream, no demand, no deadline, replies to a request topic.
+      String request =
+          ("{\"v\": 1, \"type\": \"call.requested\", \"requestId\": \"%s\", \"replyTo\":"
+                  + " \"%s\", \"operationId\": \"%s\"}")
+              .formatted(OperationContext.newRequestId(), notAnInbox, id("endless"));
+      await(peers.calling().publish(ProtocolTopics.request(id("endless")), utf8(request)));
+      eventually(
+          "the request is dropped as malformed",
+          () -> shortLease.stats().malformed() == malformedBefore + 1);
+      // A stream that may be answered runs on the same server; had the first one run, its items
+      // would have reached the other topic by the time this one's first item arrives.
+      StreamRecorder recorder = recorder(1);
+      calls.subscribe(id("endless"), null, CallOptions.defaults()).subscribe(recorder);
+      eventually("a stream that may be answered runs", () -> recorder.received().size() == 1);
+      recorder.cancel();
+
+      assertThat(published).as("nothing was published to " + notAnInbox).hasValue(0);
+    }
+  }
+
   @Nested
   public class TransportDrop {
     @Test
