@@ -16,6 +16,7 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.serving;
   exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.source;
+  exports dev.alkdev.operations.discovery;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

@@ -62,6 +62,11 @@ public final class CallHandler implements AutoCloseable {
   private final ConcurrentHashMap<String, PubSub.Subscription> requestSubscriptions =
       new ConcurrentHashMap<>();
 
+  // Per-node routing (issue 15): a node's own request topics, beside the shared queue group.
+  private final String nodeId; // null: the shared queue group only
+  private final ConcurrentHashMap<String, PubSub.Subscription> nodeRequestSubscriptions =
+      new ConcurrentHashMap<>();
+
   /** This handler's calls, by request id: where control events find them. */
   private final ConcurrentHashMap<String, ReplySink> calls = new ConcurrentHashMap<>();
 
@@ -91,6 +96,7 @@ public final class CallHandler implements AutoCloseable {
             : builder.server;
     this.registry = server.registry();
     this.pubsub = builder.pubsub;
+    this.nodeId = builder.nodeId;
     this.controlSubscription =
         pubsub.subscribe(ProtocolTopics.CONTROL, SubscribeOptions.defaults(), this::onControl);
     this.registryListener =
@@ -107,6 +113,7 @@ public final class CallHandler implements AutoCloseable {
                 if (subscription != null) {
                   subscription.close();
                 }
+                stopServingOnNode(spec.id());
               }
             });
     for (OperationSpec spec : registry.list()) {
@@ -158,6 +165,8 @@ public final class CallHandler implements AutoCloseable {
     registryListener.remove();
     requestSubscriptions.values().forEach(PubSub.Subscription::close);
     requestSubscriptions.clear();
+    nodeRequestSubscriptions.values().forEach(PubSub.Subscription::close);
+    nodeRequestSubscriptions.clear();
     controlSubscription.close();
     if (ownsServer) {
       server.close(); // every sink hears UNAVAILABLE and tells its caller
@@ -179,6 +188,36 @@ public final class CallHandler implements AutoCloseable {
                 ProtocolTopics.request(id),
                 SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP),
                 this::onRequest));
+    serveOnNode(operationId);
+  }
+
+  // ------------------------------------------------------------------ per-node routing
+
+  /** Also listens on this node's own request topic, where discovery-aware callers route. */
+  private void serveOnNode(String operationId) {
+    if (nodeId == null) {
+      return;
+    }
+    nodeRequestSubscriptions.computeIfAbsent(
+        operationId,
+        id ->
+            pubsub.subscribe(
+                ProtocolTopics.nodeRequest(nodeId, id),
+                SubscribeOptions.defaults(),
+                this::onRequest));
+  }
+
+  private void stopServingOnNode(String operationId) {
+    PubSub.Subscription subscription = nodeRequestSubscriptions.remove(operationId);
+    if (subscription != null) {
+      subscription.close();
+    }
+  }
+
+  /** Whether a request for {@code operationId} may come on {@code topic}. */
+  private boolean isRequestTopic(String topic, String operationId) {
+    return topic.equals(ProtocolTopics.request(operationId))
+        || (nodeId != null && topic.equals(ProtocolTopics.nodeRequest(nodeId, operationId)));
   }
 
   // ------------------------------------------------------------------ requests
@@ -205,7 +244,7 @@ public final class CallHandler implements AutoCloseable {
     if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
       return; // its caller gave up before the request arrived
     }
-    if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
+    if (!isRequestTopic(message.topic(), request.operationId())) {
       send(
           replyTo,
           CallEvents.failed(
@@ -445,6 +484,7 @@ public final class CallHandler implements AutoCloseable {
     private final OperationServer server;
     private final PubSub pubsub;
     private int maxConcurrentCalls = OperationServer.DEFAULT_MAX_CONCURRENT_CALLS;
+    private String nodeId;
 
     private Builder(OperationRegistry registry, OperationServer server, PubSub pubsub) {
       this.registry = registry;
@@ -467,6 +507,22 @@ public final class CallHandler implements AutoCloseable {
             "This handler shares an OperationServer: set maxConcurrentCalls on its builder");
       }
       this.maxConcurrentCalls = max;
+      return this;
+    }
+
+    /**
+     * Also serves each operation on this node's own request topic, {@code
+     * ops.node.<nodeId>.req.<operationId>}, where discovery-aware callers route (see {@code
+     * dev.alkdev.operations.discovery.ServingNode}, which sets it). Node ids are 1 to 64 ASCII
+     * letters, digits, {@code _} or {@code -}: no dots.
+     */
+    public Builder nodeId(String nodeId) {
+      Objects.requireNonNull(nodeId, "nodeId");
+      if (nodeId.isEmpty() || nodeId.length() > 64 || !nodeId.matches("[A-Za-z0-9_-]+")) {
+        throw new IllegalArgumentException(
+            "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
+      }
+      this.nodeId = nodeId;
       return this;
     }
 
