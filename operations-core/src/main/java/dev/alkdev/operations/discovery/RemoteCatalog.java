@@ -521,10 +521,13 @@ public final class RemoteCatalog implements AutoCloseable {
                   sent);
       long wait = retry.backoffNanos(attempts + 1, ThreadLocalRandom.current().nextDouble());
       if (!again || wait >= deadline.remaining().toNanos()) {
-        result.completeExceptionally(error);
+        // Finding no node after an attempt failed: that failure is what the caller needs to know.
+        result.completeExceptionally(!sent && lastError != null ? lastError : error);
         return;
       }
-      lastError = error;
+      if (sent) {
+        lastError = error; // what the caller hears if no node is found for the next attempt
+      }
       LOG.debug("Retrying {} after {}: {}", operationId, error.code(), error.getMessage());
       Scheduler.schedule(this::attempt, wait);
     }
