@@ -115,15 +115,22 @@ final class NodeTable {
   }
 
   void onBye(NodeEvent.Bye bye) {
-    if (bye.drainMillis() == 0) {
-      drop(bye.nodeId(), "Node " + bye.nodeId() + " has left");
-      return;
-    }
     synchronized (this) {
       Node node = nodes.get(bye.nodeId());
-      if (node != null && !node.leaving) {
+      if (node == null) {
+        return;
+      }
+      if (!node.leaving) {
         node.leaving = true; // its running calls finish; no new ones go there
         reindex();
+      }
+      if (bye.drainMillis() == 0) {
+        // Gone. It answered its calls before it said so, but on other topics: give the answers
+        // one interval to arrive before the calls still waiting are failed.
+        cancel(node.expiry);
+        node.expiry =
+            Scheduler.schedule(
+                () -> drop(node.id, "Node " + node.id + " has left"), node.intervalNanos);
       }
     }
     tellListeners();
