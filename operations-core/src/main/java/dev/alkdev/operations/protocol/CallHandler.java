@@ -30,7 +30,9 @@ import tools.jackson.databind.JsonNode;
  * The serving side of the call protocol: serves a registry's operations on a pub/sub, as a thin
  * adapter over the serving pipeline ({@link OperationServer}). For every callable operation it
  * listens on {@code ops.req.<id>} in the servers' queue group (so each request reaches one server),
- * and it follows the registry as operations come and go.
+ * and it follows the registry as operations come and go. Given a node id ({@link Builder#nodeId}),
+ * it also listens on the node's own {@code ops.node.<nodeId>.req.<id>}, where discovery-aware
+ * callers route (issue 15).
  *
  * <p>What is pub/sub business stays here: decoding each {@code call.requested}, checking that it
  * came on its operation's topic, the identity the transport vouches for, aborts that overtook their
