@@ -25,8 +25,12 @@ sealed interface NodeEvent {
     }
   }
 
-  /** A node is alive; small on purpose: the specs are named by their digest only. */
-  record Heartbeat(String nodeId, String digest, int inFlight, boolean draining)
+  /**
+   * A node is alive; small on purpose: the specs are named by their digest only. It repeats the
+   * interval so that a caller that missed the hello knows when to give up on the node.
+   */
+  record Heartbeat(
+      String nodeId, String digest, long heartbeatMillis, int inFlight, boolean draining)
       implements NodeEvent {}
 
   /**

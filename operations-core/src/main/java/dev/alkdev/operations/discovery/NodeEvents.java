@@ -59,6 +59,7 @@ final class NodeEvents {
       json.put("type", HEARTBEAT);
       json.put("nodeId", heartbeat.nodeId());
       json.put("digest", heartbeat.digest());
+      json.put("heartbeatMs", heartbeat.heartbeatMillis());
       json.put("inFlight", heartbeat.inFlight());
       json.put("draining", heartbeat.draining());
     } else if (event instanceof NodeEvent.Bye bye) {
@@ -113,6 +114,7 @@ final class NodeEvents {
           new NodeEvent.Heartbeat(
               nodeId(json),
               digest(json),
+              positive(json, "heartbeatMs"),
               (int) Math.min(Integer.MAX_VALUE, count(json, "inFlight")),
               json.path("draining").asBoolean(false));
       case BYE -> new NodeEvent.Bye(nodeId(json), count(json, "drainMs"));

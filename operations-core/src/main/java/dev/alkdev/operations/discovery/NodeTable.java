@@ -96,7 +96,7 @@ final class NodeTable {
   void onHeartbeat(NodeEvent.Heartbeat heartbeat) {
     boolean ask;
     synchronized (this) {
-      Node node = touch(heartbeat.nodeId(), 0);
+      Node node = touch(heartbeat.nodeId(), heartbeat.heartbeatMillis());
       if (node == null) {
         return;
       }
@@ -214,12 +214,7 @@ final class NodeTable {
       return null;
     }
     Node node = nodes.computeIfAbsent(nodeId, Node::new);
-    if (heartbeatMillis > 0) {
-      node.intervalNanos = Duration.ofMillis(heartbeatMillis).toNanos();
-    } else if (node.intervalNanos == 0) {
-      // Heard of by a heartbeat before its hello: assume the default until it says hello.
-      node.intervalNanos = ServingNode.DEFAULT_HEARTBEAT_INTERVAL.toNanos();
-    }
+    node.intervalNanos = Duration.ofMillis(heartbeatMillis).toNanos();
     node.lastSeen = System.nanoTime();
     if (node.expiry == null) {
       armExpiry(node);

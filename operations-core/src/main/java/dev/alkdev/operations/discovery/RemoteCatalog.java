@@ -368,7 +368,15 @@ public final class RemoteCatalog implements AutoCloseable {
     Cancellation signal =
         options.cancellation().map(Cancellation::child).orElseGet(Cancellation::create);
     Attempt attempt = new Attempt(nodeId, signal);
-    inFlight.computeIfAbsent(nodeId, id -> ConcurrentHashMap.newKeySet()).add(attempt);
+    // Added inside compute(): untrack() removes a node's set when it empties, and an attempt added
+    // to a set already removed would be missed when its node is lost.
+    inFlight.compute(
+        nodeId,
+        (id, attempts) -> {
+          Set<Attempt> set = attempts != null ? attempts : ConcurrentHashMap.newKeySet();
+          set.add(attempt);
+          return set;
+        });
     if (!table.knows(nodeId)) {
       // The node was dropped between the choice and now: nodeLost() has run and missed this one.
       signal.cancel(CallError.of(ErrorCode.UNAVAILABLE, "Node " + nodeId + " is gone"));

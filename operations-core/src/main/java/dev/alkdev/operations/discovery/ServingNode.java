@@ -232,7 +232,12 @@ public final class ServingNode implements AutoCloseable {
     }
     publish(
         ProtocolTopics.NODES,
-        new NodeEvent.Heartbeat(nodeId, announcement.digest(), server.stats().running(), draining));
+        new NodeEvent.Heartbeat(
+            nodeId,
+            announcement.digest(),
+            heartbeatInterval.toMillis(),
+            server.stats().running(),
+            draining));
     scheduleHeartbeat();
   }
 

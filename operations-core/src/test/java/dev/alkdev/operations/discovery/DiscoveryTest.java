@@ -459,6 +459,60 @@ class DiscoveryTest {
     assertThat(call.get(5, TimeUnit.SECONDS).data().get("n").asInt()).isEqualTo(2);
   }
 
+  @Test
+  void manyCallsOnALostNodeEachEndOnceAndNoMutationRunsTwice() throws Exception {
+    OperationSpec query = OperationSpec.builder("demo", "q").build();
+    OperationSpec mutation =
+        OperationSpec.builder("demo", "m").type(OperationType.MUTATION).build();
+    AtomicInteger ranOnA = new AtomicInteger();
+    OperationRegistry a = registry();
+    a.register(query, Handler.async((in, c) -> new CompletableFuture<>()));
+    a.register(
+        mutation,
+        Handler.async(
+            (in, c) -> {
+              ranOnA.incrementAndGet();
+              return new CompletableFuture<>();
+            }));
+    AtomicInteger ranOnB = new AtomicInteger();
+    OperationRegistry b = registry();
+    b.register(query, Handler.blocking((in, c) -> "b"));
+    b.register(
+        mutation,
+        Handler.blocking(
+            (in, c) -> {
+              ranOnB.incrementAndGet();
+              return "b";
+            }));
+    Node onA = node("node-a", a);
+    node("node-b", b);
+    RemoteCatalog catalog = catalog(Routing.ROUND_ROBIN);
+    await("both nodes", () -> catalog.nodes().stream().filter(RemoteNode::specsKnown).count() == 2);
+    List<CompletableFuture<ResponseEnvelope<JsonNode>>> queries = new ArrayList<>();
+    List<CompletableFuture<ResponseEnvelope<JsonNode>>> mutations = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      queries.add(catalog.call("demo.q", i));
+      mutations.add(catalog.call("demo.m", i));
+    }
+    await("the calls on node-a", () -> onA.node().stats().pending() == 100);
+    onA.client().cut();
+    for (var q : queries) {
+      assertThat(q.get(5, TimeUnit.SECONDS).data().asString()).isEqualTo("b");
+    }
+    int failed = 0;
+    for (var m : mutations) {
+      try {
+        m.get(5, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        assertThat(((CallError) e.getCause()).code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        failed++;
+      }
+    }
+    // Half of the mutations ran on node-a and were lost with it; none was sent again.
+    assertThat(ranOnA.get()).isEqualTo(failed).isEqualTo(50);
+    assertThat(ranOnB.get()).isEqualTo(50);
+  }
+
   // ------------------------------------------------------------------ drain
 
   @Test

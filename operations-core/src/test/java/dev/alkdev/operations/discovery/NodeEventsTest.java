@@ -39,7 +39,7 @@ class NodeEventsTest {
         List.of(
             new NodeEvent.Hello("n1", digest, 2000, Optional.of(List.of(SPEC))),
             new NodeEvent.Hello("n1", digest, 2000, Optional.empty()),
-            new NodeEvent.Heartbeat("n1", digest, 3, true),
+            new NodeEvent.Heartbeat("n1", digest, 2000, 3, true),
             new NodeEvent.Bye("n1", 10_000),
             new NodeEvent.Bye("n1", 0),
             new NodeEvent.Query("ops.inbox.abc"),
@@ -50,6 +50,29 @@ class NodeEventsTest {
       assertThat(schema.validate(Json.mapper().readTree(bytes))).as(event.toString()).isEmpty();
       assertThat(NodeEvents.decode(bytes, 1 << 20)).isEqualTo(event);
     }
+  }
+
+  @Test
+  void theExamplesInTheProtocolDocumentAreValidMessages() throws Exception {
+    String doc =
+        java.nio.file.Files.readString(
+            java.nio.file.Path.of(System.getProperty("user.dir"))
+                .getParent()
+                .resolve("docs/protocol.md"));
+    java.util.regex.Matcher blocks =
+        java.util.regex.Pattern.compile("```json\n(.*?)```", java.util.regex.Pattern.DOTALL)
+            .matcher(doc);
+    Schema schema = schema();
+    int found = 0;
+    while (blocks.find()) {
+      String block = blocks.group(1);
+      if (block.matches("(?s).*\"type\"\\s*:\\s*\"node\\..*")) {
+        assertThat(schema.validate(Json.mapper().readTree(block))).as(block).isEmpty();
+        NodeEvents.decode(block.getBytes(StandardCharsets.UTF_8), 1 << 20);
+        found++;
+      }
+    }
+    assertThat(found).isGreaterThanOrEqualTo(2);
   }
 
   @Test
@@ -73,6 +96,7 @@ class NodeEventsTest {
         "{\"v\":1,\"type\":\"node.bye\",\"nodeId\":\"a.b\",\"drainMs\":0}",
         "{\"v\":1,\"type\":\"node.bye\",\"nodeId\":\"n\",\"drainMs\":-1}",
         "{\"v\":1,\"type\":\"node.heartbeat\",\"nodeId\":\"n\"}",
+        "{\"v\":1,\"type\":\"node.heartbeat\",\"nodeId\":\"n\",\"digest\":\"d\",\"inFlight\":0}",
         "{\"v\":1,\"type\":\"node.query\",\"replyTo\":\"has space\"}",
         "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":0}",
         "{\"v\":1,\"type\":\"node.specs\",\"nodeId\":\"n\",\"digest\":\"d\",\"part\":3,\"parts\":2,"
