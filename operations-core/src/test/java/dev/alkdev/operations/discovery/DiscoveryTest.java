@@ -32,9 +32,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
-/** Serving nodes and remote catalogs on one in-process bus, with 100 ms heartbeats. */
+/**
+ * Serving nodes and remote catalogs on one in-process bus, with 200 ms heartbeats: short, yet long
+ * enough that a busy build machine does not make a live node look silent for three of them.
+ */
 class DiscoveryTest {
-  static final Duration INTERVAL = Duration.ofMillis(100);
+  static final Duration INTERVAL = Duration.ofMillis(200);
 
   private final List<AutoCloseable> open = new ArrayList<>();
   private InProcessPubSub bus = InProcessPubSub.create();
@@ -59,12 +62,17 @@ class DiscoveryTest {
   }
 
   private Node node(String id, OperationRegistry registry, Duration drainTimeout) {
+    return node(id, registry, drainTimeout, INTERVAL);
+  }
+
+  private Node node(
+      String id, OperationRegistry registry, Duration drainTimeout, Duration interval) {
     CuttablePubSub client = open(new CuttablePubSub(bus));
     ServingNode node =
         open(
             ServingNode.builder(registry, client)
                 .nodeId(id)
-                .heartbeatInterval(INTERVAL)
+                .heartbeatInterval(interval)
                 .drainTimeout(drainTimeout)
                 .start());
     return new Node(node, client);
@@ -325,7 +333,7 @@ class DiscoveryTest {
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
     assertThat(lost.code()).isEqualTo(ErrorCode.UNAVAILABLE);
     assertThat(lost.getMessage()).contains("node-a");
-    assertThat(millis).isBetween(150L, 1500L); // three 100 ms intervals, not the 30 s deadline
+    assertThat(millis).isBetween(300L, 3000L); // three 200 ms intervals, not the 30 s deadline
     assertThat(catalog.nodes()).isEmpty();
     assertThat(removed).containsExactly("demo.hold");
   }
@@ -484,8 +492,10 @@ class DiscoveryTest {
               ranOnB.incrementAndGet();
               return "b";
             }));
-    Node onA = node("node-a", a);
-    node("node-b", b);
+    // Longer intervals: 200 calls at once on a busy machine must not look like a silent node-b.
+    Duration interval = Duration.ofMillis(300);
+    Node onA = node("node-a", a, Duration.ofMillis(300), interval);
+    node("node-b", b, Duration.ofMillis(300), interval);
     RemoteCatalog catalog = catalog(Routing.ROUND_ROBIN);
     await("both nodes", () -> catalog.nodes().stream().filter(RemoteNode::specsKnown).count() == 2);
     List<CompletableFuture<ResponseEnvelope<JsonNode>>> queries = new ArrayList<>();
@@ -494,15 +504,15 @@ class DiscoveryTest {
       queries.add(catalog.call("demo.q", i));
       mutations.add(catalog.call("demo.m", i));
     }
-    await("the calls on node-a", () -> onA.node().stats().pending() == 100);
+    await("the calls on node-a", () -> onA.node().stats().pending() >= 100);
     onA.client().cut();
     for (var q : queries) {
-      assertThat(q.get(5, TimeUnit.SECONDS).data().asString()).isEqualTo("b");
+      assertThat(q.get(10, TimeUnit.SECONDS).data().asString()).isEqualTo("b");
     }
     int failed = 0;
     for (var m : mutations) {
       try {
-        m.get(5, TimeUnit.SECONDS);
+        m.get(10, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
         assertThat(((CallError) e.getCause()).code()).isEqualTo(ErrorCode.UNAVAILABLE);
         failed++;
