@@ -16,6 +16,7 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.serving;
   exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.source;
+  exports dev.alkdev.operations.discovery;
 
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
   // flood the log through them either).

@@ -31,6 +31,7 @@ public final class OperationSpec {
   private final Schema inputSchema;
   private final Schema outputSchema;
   private final AccessControl accessControl;
+  private final boolean idempotent;
 
   private OperationSpec(
       String namespace,
@@ -40,7 +41,8 @@ public final class OperationSpec {
       String description,
       Schema inputSchema,
       Schema outputSchema,
-      AccessControl accessControl) {
+      AccessControl accessControl,
+      boolean idempotent) {
     checkNamespace(namespace);
     checkName(name);
     Objects.requireNonNull(version, "version");
@@ -61,6 +63,7 @@ public final class OperationSpec {
     this.inputSchema = inputSchema;
     this.outputSchema = outputSchema;
     this.accessControl = accessControl;
+    this.idempotent = idempotent;
   }
 
   /** The operation id: {@code namespace + "." + name}. */
@@ -108,6 +111,16 @@ public final class OperationSpec {
     return accessControl;
   }
 
+  /**
+   * Whether running the operation twice with the same input has the effect of running it once. A
+   * QUERY is always safe to repeat; a MUTATION is retried on another node after a failure that may
+   * have come after it ran (a node lost mid-call) only when this is true. MCP's {@code
+   * idempotentHint} and OpenAPI's GET, HEAD, OPTIONS, PUT and DELETE set it; false by default.
+   */
+  public boolean idempotent() {
+    return idempotent;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof OperationSpec other
@@ -117,12 +130,14 @@ public final class OperationSpec {
         && description.equals(other.description)
         && inputSchema.equals(other.inputSchema)
         && outputSchema.equals(other.outputSchema)
-        && accessControl.equals(other.accessControl);
+        && accessControl.equals(other.accessControl)
+        && idempotent == other.idempotent;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, version, type, description, inputSchema, outputSchema, accessControl);
+    return Objects.hash(
+        id, version, type, description, inputSchema, outputSchema, accessControl, idempotent);
   }
 
   @Override
@@ -132,7 +147,8 @@ public final class OperationSpec {
 
   /**
    * This spec as JSON: {@code id}, {@code namespace}, {@code name}, {@code version}, {@code type},
-   * {@code description}, {@code inputSchema}, {@code outputSchema}, {@code accessControl}.
+   * {@code description}, {@code inputSchema}, {@code outputSchema}, {@code accessControl}, {@code
+   * idempotent}.
    */
   public tools.jackson.databind.node.ObjectNode toJson() {
     return dev.alkdev.operations.internal.SpecJson.toJson(this);
@@ -142,8 +158,8 @@ public final class OperationSpec {
    * Reads a spec from its JSON form ({@link #toJson()}). {@code namespace} and {@code name} are
    * required, or an {@code id} alone in their place; an {@code id} given with them must agree. The
    * rest have defaults: {@code type} QUERY (any letter case), {@code version} "1.0.0", an empty
-   * {@code description}, unknown schemas (also for {@code {}}), open access. Unknown fields are
-   * ignored.
+   * {@code description}, unknown schemas (also for {@code {}}), open access, not {@code
+   * idempotent}. Unknown fields are ignored.
    *
    * @throws IllegalArgumentException naming the field that is missing or wrong
    */
@@ -151,7 +167,10 @@ public final class OperationSpec {
     return dev.alkdev.operations.internal.SpecJson.fromJson(json);
   }
 
-  /** A builder with type QUERY, version "1.0.0", no description, unknown schemas, open access. */
+  /**
+   * A builder with type QUERY, version "1.0.0", no description, unknown schemas, open access, not
+   * idempotent.
+   */
   public static Builder builder(String namespace, String name) {
     return new Builder(namespace, name);
   }
@@ -164,7 +183,8 @@ public final class OperationSpec {
         .description(description)
         .inputSchema(inputSchema)
         .outputSchema(outputSchema)
-        .accessControl(accessControl);
+        .accessControl(accessControl)
+        .idempotent(idempotent);
   }
 
   /**
@@ -244,6 +264,7 @@ public final class OperationSpec {
     private Schema inputSchema = Schema.unknown();
     private Schema outputSchema = Schema.unknown();
     private AccessControl accessControl = AccessControl.open();
+    private boolean idempotent;
 
     private Builder(String namespace, String name) {
       this.namespace = namespace;
@@ -294,9 +315,25 @@ public final class OperationSpec {
       return accessControl(AccessControl.requireScopes(scopes));
     }
 
+    /**
+     * Whether the operation may safely run twice with the same input (see {@link #idempotent()}).
+     */
+    public Builder idempotent(boolean idempotent) {
+      this.idempotent = idempotent;
+      return this;
+    }
+
     public OperationSpec build() {
       return new OperationSpec(
-          namespace, name, version, type, description, inputSchema, outputSchema, accessControl);
+          namespace,
+          name,
+          version,
+          type,
+          description,
+          inputSchema,
+          outputSchema,
+          accessControl,
+          idempotent);
     }
   }
 }

@@ -28,6 +28,7 @@ public final class SpecJson {
     json.set("outputSchema", spec.outputSchema().json());
     ArrayNode scopes = json.putObject("accessControl").putArray("requiredScopes");
     spec.accessControl().requiredScopes().stream().sorted().forEach(scopes::add);
+    json.put("idempotent", spec.idempotent());
     return json;
   }
 
@@ -53,7 +54,8 @@ public final class SpecJson {
             .type(type(json))
             .inputSchema(schema(json, "inputSchema"))
             .outputSchema(schema(json, "outputSchema"))
-            .accessControl(accessControl(json.get("accessControl")));
+            .accessControl(accessControl(json.get("accessControl")))
+            .idempotent(flag(json, "idempotent"));
     return builder.build();
   }
 
@@ -111,6 +113,21 @@ public final class SpecJson {
       }
     }
     return new AccessControl(required);
+  }
+
+  private static boolean flag(JsonNode json, String field) {
+    JsonNode value = json.get(field);
+    if (value == null || value.isNull()) {
+      return false;
+    }
+    if (!value.isBoolean()) {
+      throw new IllegalArgumentException(
+          "\""
+              + field
+              + "\" must be true or false, was "
+              + value.getNodeType().toString().toLowerCase(Locale.ROOT));
+    }
+    return value.booleanValue();
   }
 
   private static String text(JsonNode json, String field, String fallback) {

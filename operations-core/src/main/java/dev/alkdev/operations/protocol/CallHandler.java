@@ -33,7 +33,9 @@ import tools.jackson.databind.JsonNode;
  * The serving side of the call protocol: serves a registry's operations on a pub/sub, as a thin
  * adapter over the serving pipeline ({@link OperationServer}). For every callable operation it
  * listens on {@code ops.req.<id>} in the servers' queue group (so each request reaches one server),
- * and it follows the registry as operations come and go.
+ * and it follows the registry as operations come and go. Given a node id ({@link Builder#nodeId}),
+ * it also listens on the node's own {@code ops.node.<nodeId>.req.<id>}, where discovery-aware
+ * callers route (issue 15).
  *
  * <p>What is pub/sub business stays here: decoding each {@code call.requested}, checking that it
  * came on its operation's topic, the identity the transport vouches for, aborts that overtook their
@@ -75,6 +77,11 @@ public final class CallHandler implements AutoCloseable {
   private final OperationRegistry registry;
   private final PubSub pubsub;
   private final ConcurrentHashMap<String, PubSub.Subscription> requestSubscriptions =
+      new ConcurrentHashMap<>();
+
+  // Per-node routing (issue 15): a node's own request topics, beside the shared queue group.
+  private final String nodeId; // null: the shared queue group only
+  private final ConcurrentHashMap<String, PubSub.Subscription> nodeRequestSubscriptions =
       new ConcurrentHashMap<>();
 
   /** This handler's calls, by request id: where control events find them. */
@@ -121,6 +128,7 @@ public final class CallHandler implements AutoCloseable {
             "The caller is gone: nothing heard from its inbox for "
                 + leaseTimeout.toMillis()
                 + " ms (no call.alive)");
+    this.nodeId = builder.nodeId;
     this.controlSubscription =
         pubsub.subscribe(ProtocolTopics.CONTROL, SubscribeOptions.defaults(), this::onControl);
     this.registryListener =
@@ -137,6 +145,7 @@ public final class CallHandler implements AutoCloseable {
                 if (subscription != null) {
                   subscription.close();
                 }
+                stopServingOnNode(spec.id());
               }
             });
     for (OperationSpec spec : registry.list()) {
@@ -198,6 +207,8 @@ public final class CallHandler implements AutoCloseable {
     registryListener.remove();
     requestSubscriptions.values().forEach(PubSub.Subscription::close);
     requestSubscriptions.clear();
+    nodeRequestSubscriptions.values().forEach(PubSub.Subscription::close);
+    nodeRequestSubscriptions.clear();
     controlSubscription.close();
     if (ownsServer) {
       server.close(); // every sink hears UNAVAILABLE and tells its caller
@@ -219,6 +230,36 @@ public final class CallHandler implements AutoCloseable {
                 ProtocolTopics.request(id),
                 SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP),
                 this::onRequest));
+    serveOnNode(operationId);
+  }
+
+  // ------------------------------------------------------------------ per-node routing
+
+  /** Also listens on this node's own request topic, where discovery-aware callers route. */
+  private void serveOnNode(String operationId) {
+    if (nodeId == null) {
+      return;
+    }
+    nodeRequestSubscriptions.computeIfAbsent(
+        operationId,
+        id ->
+            pubsub.subscribe(
+                ProtocolTopics.nodeRequest(nodeId, id),
+                SubscribeOptions.defaults(),
+                this::onRequest));
+  }
+
+  private void stopServingOnNode(String operationId) {
+    PubSub.Subscription subscription = nodeRequestSubscriptions.remove(operationId);
+    if (subscription != null) {
+      subscription.close();
+    }
+  }
+
+  /** Whether a request for {@code operationId} may come on {@code topic}. */
+  private boolean isRequestTopic(String topic, String operationId) {
+    return topic.equals(ProtocolTopics.request(operationId))
+        || (nodeId != null && topic.equals(ProtocolTopics.nodeRequest(nodeId, operationId)));
   }
 
   // ------------------------------------------------------------------ requests
@@ -246,7 +287,7 @@ public final class CallHandler implements AutoCloseable {
     if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
       return; // its caller gave up before the request arrived
     }
-    if (!message.topic().equals(ProtocolTopics.request(request.operationId()))) {
+    if (!isRequestTopic(message.topic(), request.operationId())) {
       send(
           replyTo,
           CallEvents.failed(
@@ -531,6 +572,7 @@ public final class CallHandler implements AutoCloseable {
     private final PubSub pubsub;
     private int maxConcurrentCalls = OperationServer.DEFAULT_MAX_CONCURRENT_CALLS;
     private Duration callerLeaseTimeout = DEFAULT_CALLER_LEASE_TIMEOUT;
+    private String nodeId;
 
     private Builder(OperationRegistry registry, OperationServer server, PubSub pubsub) {
       this.registry = registry;
@@ -570,6 +612,22 @@ public final class CallHandler implements AutoCloseable {
         throw new IllegalArgumentException("callerLeaseTimeout must be positive, was " + timeout);
       }
       this.callerLeaseTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Also serves each operation on this node's own request topic, {@code
+     * ops.node.<nodeId>.req.<operationId>}, where discovery-aware callers route (see {@code
+     * dev.alkdev.operations.discovery.ServingNode}, which sets it). Node ids are 1 to 64 ASCII
+     * letters, digits, {@code _} or {@code -}: no dots.
+     */
+    public Builder nodeId(String nodeId) {
+      Objects.requireNonNull(nodeId, "nodeId");
+      if (nodeId.isEmpty() || nodeId.length() > 64 || !nodeId.matches("[A-Za-z0-9_-]+")) {
+        throw new IllegalArgumentException(
+            "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
+      }
+      this.nodeId = nodeId;
       return this;
     }
 

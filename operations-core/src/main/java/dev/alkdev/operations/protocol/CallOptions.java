@@ -18,25 +18,28 @@ import java.util.Optional;
  */
 public final class CallOptions {
   private static final CallOptions DEFAULTS =
-      new CallOptions(null, Identity.anonymous(), null, null, CallMetadata.empty());
+      new CallOptions(null, Identity.anonymous(), null, null, CallMetadata.empty(), null);
 
   private final Deadline deadline;
   private final Identity identity;
   private final String parentRequestId;
   private final Cancellation cancellation;
   private final CallMetadata metadata;
+  private final String node;
 
   private CallOptions(
       Deadline deadline,
       Identity identity,
       String parentRequestId,
       Cancellation cancellation,
-      CallMetadata metadata) {
+      CallMetadata metadata,
+      String node) {
     this.deadline = deadline;
     this.identity = identity;
     this.parentRequestId = parentRequestId;
     this.cancellation = cancellation;
     this.metadata = metadata;
+    this.node = node;
   }
 
   /** Anonymous, no parent, no signal, no metadata, the map's default timeout. */
@@ -55,7 +58,8 @@ public final class CallOptions {
         context.identity(),
         context.requestId(),
         context.cancellation(),
-        context.metadata());
+        context.metadata(),
+        null);
   }
 
   /**
@@ -86,6 +90,25 @@ public final class CallOptions {
     return metadata;
   }
 
+  /**
+   * The serving node the request is sent to ({@code ops.node.<nodeId>.req.<operationId>}); empty
+   * for whichever server of the shared queue group takes it. A discovery-aware caller ({@code
+   * dev.alkdev.operations.discovery.RemoteCatalog}) sets it.
+   */
+  public Optional<String> node() {
+    return Optional.ofNullable(node);
+  }
+
+  /** Sends the request to node {@code nodeId} only (a node id has no dots). */
+  public CallOptions withNode(String nodeId) {
+    Objects.requireNonNull(nodeId, "nodeId (leave it unset for the shared queue group)");
+    if (nodeId.isEmpty() || nodeId.length() > 64 || !nodeId.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException(
+          "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
+    }
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, nodeId);
+  }
+
   /** The deadline {@code timeout} from now. */
   public CallOptions withTimeout(Duration timeout) {
     return withDeadline(Deadline.after(timeout));
@@ -93,29 +116,29 @@ public final class CallOptions {
 
   public CallOptions withDeadline(Deadline deadline) {
     Objects.requireNonNull(deadline, "deadline (leave it unset for the default timeout)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, node);
   }
 
   public CallOptions withIdentity(Identity identity) {
     Objects.requireNonNull(identity, "identity");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, node);
   }
 
   public CallOptions withParentRequestId(String parentRequestId) {
     Objects.requireNonNull(
         parentRequestId, "parentRequestId (leave it unset for a call without a parent)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, node);
   }
 
   public CallOptions withCancellation(Cancellation cancellation) {
     Objects.requireNonNull(cancellation, "cancellation (leave it unset for a call without one)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, node);
   }
 
   /** Sends {@code metadata} as the request's {@code meta} ({@link CallMetadata#empty()}: none). */
   public CallOptions withMetadata(CallMetadata metadata) {
     Objects.requireNonNull(metadata, "metadata (use CallMetadata.empty() for none)");
-    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata);
+    return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, node);
   }
 
   @Override
@@ -125,13 +148,14 @@ public final class CallOptions {
         && identity.equals(other.identity)
         && Objects.equals(parentRequestId, other.parentRequestId)
         && cancellation == other.cancellation
-        && metadata.equals(other.metadata);
+        && metadata.equals(other.metadata)
+        && Objects.equals(node, other.node);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        deadline, identity, parentRequestId, System.identityHashCode(cancellation), metadata);
+        deadline, identity, parentRequestId, System.identityHashCode(cancellation), metadata, node);
   }
 
   @Override
@@ -142,6 +166,7 @@ public final class CallOptions {
         + (parentRequestId == null ? "" : ", parent=" + parentRequestId)
         + (cancellation == null ? "" : ", cancellable")
         + (metadata.asMap().isEmpty() ? "" : ", meta=" + metadata.asMap().keySet())
+        + (node == null ? "" : ", node=" + node)
         + "]";
   }
 }

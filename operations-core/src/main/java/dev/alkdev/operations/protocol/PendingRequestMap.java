@@ -363,7 +363,7 @@ public final class PendingRequestMap implements AutoCloseable {
       return; // the signal was cancelled already: the call ended before it was sent
     }
     pubsub
-        .publish(ProtocolTopics.request(request.operationId()), bytes)
+        .publish(requestTopic(request.operationId(), options), bytes)
         .whenComplete(
             (receivers, error) -> {
               if (error != null) {
@@ -399,6 +399,14 @@ public final class PendingRequestMap implements AutoCloseable {
     } finally {
       scheduleAlive();
     }
+  }
+
+  /** The shared queue group's topic, or the chosen node's (per-node routing, issue 15). */
+  private static String requestTopic(String operationId, CallOptions options) {
+    return options
+        .node()
+        .map(node -> ProtocolTopics.nodeRequest(node, operationId))
+        .orElseGet(() -> ProtocolTopics.request(operationId));
   }
 
   /** Ends a call on this side only (the serving side already finished, or never started). */

@@ -17,6 +17,19 @@ public final class ProtocolTopics {
   /** The queue group servers join on request topics, so each request reaches one of them. */
   public static final String SERVER_GROUP = "ops.servers";
 
+  /**
+   * Prefix of a serving node's own topics: {@code ops.node.<nodeId>.req.<operationId>} (requests
+   * routed to that node) and {@code ops.node.<nodeId>.specs} (requests for its specs). Node ids
+   * have no dots, so the topic names the node and the operation without ambiguity.
+   */
+  public static final String NODE_PREFIX = "ops.node.";
+
+  /**
+   * Where serving nodes announce themselves and callers ask who is there ({@code node.hello},
+   * {@code node.heartbeat}, {@code node.bye}, {@code node.query}); everybody listens.
+   */
+  public static final String NODES = "ops.nodes";
+
   private ProtocolTopics() {}
 
   /**
@@ -32,5 +45,15 @@ public final class ProtocolTopics {
   /** The topic that carries requests for {@code operationId}. */
   public static String request(String operationId) {
     return REQUEST_PREFIX + operationId;
+  }
+
+  /** The topic that carries requests for {@code operationId} routed to node {@code nodeId}. */
+  public static String nodeRequest(String nodeId, String operationId) {
+    return NODE_PREFIX + nodeId + ".req." + operationId;
+  }
+
+  /** The topic on which node {@code nodeId} answers requests for its specs. */
+  public static String nodeSpecs(String nodeId) {
+    return NODE_PREFIX + nodeId + ".specs";
   }
 }

@@ -13,6 +13,7 @@ import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.DefaultOperationRegistry;
 import dev.alkdev.operations.internal.InterceptorChain;
 import dev.alkdev.operations.internal.RateLimitedLog;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +78,10 @@ public final class OperationServer implements AutoCloseable {
   private final ConcurrentHashMap<String, Served> running = new ConcurrentHashMap<>();
   private final LongAdder executionErrors = new LongAdder();
   private volatile boolean closed;
+  private final AtomicBoolean shutDown = new AtomicBoolean();
+
+  /** Notified when a call ends, so a drain sees the last one go. */
+  private final Object drainLock = new Object();
 
   private OperationServer(Builder builder) {
     this.registry = builder.registry;
@@ -142,17 +148,43 @@ public final class OperationServer implements AutoCloseable {
    * server), and every running call is cancelled and its sink told UNAVAILABLE "shutting down".
    * Idempotent.
    */
-  // A graceful drain (issue 15) belongs here: stop admitting as now, wait for `running` to empty
-  // up to a timeout, then shut down what is left exactly as below.
   @Override
   public void close() {
-    if (closed) {
+    closed = true;
+    if (!shutDown.compareAndSet(false, true)) {
       return;
     }
-    closed = true;
     for (Served call : new ArrayList<>(running.values())) {
       call.shutDown(SHUTTING_DOWN);
     }
+  }
+
+  /**
+   * Closes gracefully: new calls are refused at once with UNAVAILABLE (retryable, so callers try
+   * another server), the running calls get up to {@code timeout} to finish, and then the server
+   * {@link #close() closes}, cancelling what is left. Blocks until then.
+   *
+   * @return true if every running call finished within the timeout
+   */
+  public boolean drain(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    closed = true;
+    long end = System.nanoTime() + timeout.toNanos();
+    boolean drained;
+    synchronized (drainLock) {
+      long left;
+      while (!running.isEmpty() && (left = end - System.nanoTime()) > 0) {
+        try {
+          drainLock.wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      drained = running.isEmpty();
+    }
+    close();
+    return drained;
   }
 
   // ------------------------------------------------------------------ the pipeline
@@ -256,6 +288,11 @@ public final class OperationServer implements AutoCloseable {
   void release(Served call, ConcurrencyLimit.Slot slot) {
     running.remove(call.requestId(), call);
     limit.release(slot);
+    if (closed && running.isEmpty()) {
+      synchronized (drainLock) {
+        drainLock.notifyAll();
+      }
+    }
   }
 
   private CompletableFuture<ResponseEnvelope<JsonNode>> execute(

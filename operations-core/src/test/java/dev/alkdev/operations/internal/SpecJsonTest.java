@@ -29,6 +29,7 @@ class SpecJsonTest {
         .inputSchema(OBJECT_SCHEMA)
         .outputSchema("{\"type\":\"string\"}")
         .requiredScopes("billing:write", "audit")
+        .idempotent(true)
         .build();
   }
 
@@ -42,7 +43,8 @@ class SpecJsonTest {
                     + "\"description\":\"Creates an invoice\",\"inputSchema\":"
                     + OBJECT_SCHEMA
                     + ",\"outputSchema\":{\"type\":\"string\"},"
-                    + "\"accessControl\":{\"requiredScopes\":[\"audit\",\"billing:write\"]}}"));
+                    + "\"accessControl\":{\"requiredScopes\":[\"audit\",\"billing:write\"]},"
+                    + "\"idempotent\":true}"));
   }
 
   @Test
@@ -151,6 +153,7 @@ class SpecJsonTest {
           {"namespace":"a","name":"b","accessControl":{"requiredScopes":"x"}} | "accessControl" must be {"requiredScopes": ["scope", ...]}
           {"namespace":"a","name":"b","accessControl":{"requiredScopes":[1]}} | "accessControl.requiredScopes" must hold non-blank strings, found 1
           {"namespace":"a","name":"b","accessControl":{"requiredScopes":[" "]}} | "accessControl.requiredScopes" must hold non-blank strings, found " "
+          {"namespace":"a","name":"b","idempotent":"yes"} | "idempotent" must be true or false, was string
           """)
   void invalidSpecsAreRefusedWithTheReason(String spec, String reason) {
     assertThatThrownBy(() -> OperationSpec.fromJson(json(spec)))

@@ -79,4 +79,19 @@ class CallOptionsTest {
         .hasMessageContaining("leave it unset");
     assertThatThrownBy(() -> defaults.withIdentity(null)).isInstanceOf(NullPointerException.class);
   }
+
+  @Test
+  void aNodeRoutesTheRequestToThatNodeOnly() {
+    CallOptions options = CallOptions.defaults().withNode("node-1");
+    assertThat(options.node()).contains("node-1");
+    assertThat(CallOptions.defaults().node()).isEmpty();
+    assertThat(options).isNotEqualTo(CallOptions.defaults());
+    assertThat(options.withIdentity(Identity.of("bob")).node()).contains("node-1");
+    assertThat(options.toString()).contains("node=node-1");
+    assertThatThrownBy(() -> CallOptions.defaults().withNode("a.b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("node id");
+    assertThatThrownBy(() -> CallOptions.defaults().withNode(null))
+        .isInstanceOf(NullPointerException.class);
+  }
 }

@@ -339,6 +339,39 @@ class OperationServerTest {
       RecordingSink late = serve(request("demo.wait")).awaitEnd();
       assertThat(late.error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
     }
+
+    @Test
+    void drainingRefusesNewCallsLetsRunningOnesFinishThenCancelsTheRest() throws Exception {
+      CompletableFuture<Object> finishes = new CompletableFuture<>();
+      registry.register(
+          OperationSpec.builder("demo", "finishes").build(), Handler.async((in, c) -> finishes));
+      registry.register(
+          OperationSpec.builder("demo", "never").build(),
+          Handler.async((in, c) -> new CompletableFuture<>()));
+      RecordingSink finishing = serve(request("demo.finishes"));
+      CompletableFuture<Boolean> drained =
+          CompletableFuture.supplyAsync(() -> server.drain(java.time.Duration.ofSeconds(5)));
+      while (!server.isClosed()) {
+        Thread.sleep(1);
+      }
+      RecordingSink refused = serve(request("demo.finishes")).awaitEnd();
+      assertThat(refused.error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+      assertThat(refused.error.retryable()).isTrue();
+      assertThat(drained).isNotDone();
+      finishes.complete("done");
+      finishing.awaitEnd();
+      assertThat(finishing.error).isNull();
+      assertThat(drained.get(5, TimeUnit.SECONDS)).isTrue();
+
+      OperationServer other = OperationServer.create(registry);
+      RecordingSink stuck = new RecordingSink();
+      other.serve(CallRequest.builder("demo.never").build(), stuck);
+      long start = System.nanoTime();
+      assertThat(other.drain(java.time.Duration.ofMillis(100))).isFalse();
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(90L, 2000L);
+      stuck.awaitEnd();
+      assertThat(stuck.error.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    }
   }
 
   @Nested

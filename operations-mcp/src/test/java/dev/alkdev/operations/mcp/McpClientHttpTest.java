@@ -68,6 +68,8 @@ class McpClientHttpTest {
     assertThat(registry.getSpec("test.echo")).isPresent();
     assertThat(registry.getSpec("test.echo").get().type()).isEqualTo(OperationType.QUERY);
     assertThat(registry.getSpec("test.add").get().type()).isEqualTo(OperationType.MUTATION);
+    assertThat(registry.getSpec("test.echo").get().idempotent()).isTrue(); // idempotentHint
+    assertThat(registry.getSpec("test.add").get().idempotent()).isFalse();
     assertThat(registry.getSpec("test.add").get().outputSchema().isUnknown()).isFalse();
     assertThat(registry.getSpec("test.echo").get().outputSchema().isUnknown()).isTrue();
     assertThat(registry.getSpec("test.add").get().description()).isEqualTo("Adds two numbers");

@@ -58,6 +58,10 @@ class OpenApiImportTest {
     assertThat(ops.get("listPets").spec().description()).isEqualTo("List all pets");
     assertThat(ops.get("showPetById").spec().description()).isEqualTo("Info for a specific pet");
     assertThat(ops.get("createPet").spec().type()).isEqualTo(OperationType.MUTATION);
+    // HTTP's idempotent methods make idempotent operations (retried on another node), POST not.
+    assertThat(ops.get("listPets").spec().idempotent()).isTrue();
+    assertThat(ops.get("delete_pets_by_petId").spec().idempotent()).isTrue();
+    assertThat(ops.get("createPet").spec().idempotent()).isFalse();
     assertThat(ops.get("petEvents").spec().type()).isEqualTo(OperationType.SUBSCRIPTION);
     assertThat(ops.get("petEvents").handler().kind()).isEqualTo(Handler.Kind.PUBLISHER);
     assertThat(ops.get("listPets").handler().kind()).isEqualTo(Handler.Kind.ASYNC);

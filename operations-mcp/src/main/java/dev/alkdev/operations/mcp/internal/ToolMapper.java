@@ -46,9 +46,16 @@ public final class ToolMapper {
         tool.description() != null ? tool.description() : tool.title() != null ? tool.title() : "";
     boolean readOnly =
         tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint());
+    // A tool that only reads is safe to repeat; one that writes only when it says idempotentHint
+    // (so a caller may retry it on another node after losing the first mid-call).
+    boolean idempotent =
+        readOnly
+            || (tool.annotations() != null
+                && Boolean.TRUE.equals(tool.annotations().idempotentHint()));
     return OperationSpec.builder(namespace, operationName(tool.name()))
         .description(description)
         .type(readOnly ? OperationType.QUERY : OperationType.MUTATION)
+        .idempotent(idempotent)
         .inputSchema(schema(tool.inputSchema(), options))
         .outputSchema(schema(tool.outputSchema(), options))
         .build();

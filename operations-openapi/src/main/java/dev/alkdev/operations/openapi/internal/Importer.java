@@ -37,6 +37,13 @@ public final class Importer {
   private static final Logger LOG = LoggerFactory.getLogger(Importer.class);
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+  /**
+   * The methods HTTP defines as idempotent (RFC 9110, 9.2.2): the safe ones and PUT and DELETE.
+   * Their operations may be retried on another node after a failure mid-call.
+   */
+  static final Set<String> IDEMPOTENT_METHODS =
+      Set.of("get", "head", "options", "trace", "put", "delete");
+
   private final DocumentLoader loader;
   private final JsonNode document;
   private final HttpServiceConfig config;
@@ -366,6 +373,7 @@ public final class Importer {
     OperationSpec spec =
         OperationSpec.builder(config.namespace(), name)
             .type(type)
+            .idempotent(IDEMPOTENT_METHODS.contains(method))
             .description(description)
             .inputSchema(compiled(input))
             .outputSchema(output)

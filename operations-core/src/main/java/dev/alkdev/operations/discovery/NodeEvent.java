@@ -1,0 +1,55 @@
+package dev.alkdev.operations.discovery;
+
+import dev.alkdev.operations.OperationSpec;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One discovery message (docs/protocol.md, "Discovery"); {@link NodeEvents} reads and writes them.
+ */
+sealed interface NodeEvent {
+
+  /**
+   * A node's announcement: when it joins, when its registry changes, and in answer to a query.
+   *
+   * @param specs the specs it serves; empty when they did not fit in one message (ask for them)
+   */
+  record Hello(
+      String nodeId, String digest, long heartbeatMillis, Optional<List<OperationSpec>> specs)
+      implements NodeEvent {
+    public Hello {
+      Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(digest, "digest");
+      specs = specs.map(List::copyOf);
+    }
+  }
+
+  /**
+   * A node is alive; small on purpose: the specs are named by their digest only. It repeats the
+   * interval so that a caller that missed the hello knows when to give up on the node.
+   */
+  record Heartbeat(
+      String nodeId, String digest, long heartbeatMillis, int inFlight, boolean draining)
+      implements NodeEvent {}
+
+  /**
+   * A node is leaving: it takes no new calls and finishes those it runs within {@code drainMillis};
+   * 0 when it is gone.
+   */
+  record Bye(String nodeId, long drainMillis) implements NodeEvent {}
+
+  /** A caller asks every node for its hello, sent to {@code replyTo}. */
+  record Query(String replyTo) implements NodeEvent {}
+
+  /** A caller asks one node (on its specs topic) for its specs, sent to {@code replyTo}. */
+  record SpecsRequested(String replyTo) implements NodeEvent {}
+
+  /** Part {@code part} (from 1) of {@code parts} of a node's specs, as of {@code digest}. */
+  record Specs(String nodeId, String digest, int part, int parts, List<OperationSpec> specs)
+      implements NodeEvent {
+    public Specs {
+      specs = List.copyOf(specs);
+    }
+  }
+}
