@@ -1,0 +1,191 @@
+package dev.alkdev.operations.transport.nats.internal;
+
+import dev.alkdev.operations.CallError;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.nats.client.NUID;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Tells each publish whether anybody received it: 0, or 1 meaning "at least one" (NATS does not
+ * count receivers).
+ *
+ * <p>Every message is published with a reply subject of this connection's own. When nothing is
+ * subscribed to the subject, the server answers that reply subject at once with a 503 status (the
+ * no-responders status); when something is, the server sends nothing back. To learn that nothing is
+ * coming, a marker message follows each burst of publishes to another subject of the same wildcard
+ * subscription: the server handles one connection's messages in order and delivers one
+ * subscription's messages in order, so a 503 for a publish always arrives before the marker that
+ * followed it. A marker therefore settles, as "at least one", every publish sent before it that got
+ * no 503. Markers are sent one at a time per burst, not per publish, so under load the cost is the
+ * reply subject in each message and one small message per burst.
+ */
+public final class ReceiverProbes implements AutoCloseable {
+  private static final int NO_RESPONDERS = 503;
+
+  private final Connection connection;
+  private final Dispatcher dispatcher;
+  private final String probePrefix;
+  private final String markerPrefix;
+  private final AtomicLong nextProbe = new AtomicLong();
+  private final AtomicLong nextMarker = new AtomicLong();
+  private final Map<Long, CompletableFuture<Integer>> pending = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Long> unmarked = new ConcurrentLinkedQueue<>();
+  private final Map<Long, List<Long>> markers = new ConcurrentHashMap<>();
+  private final AtomicBoolean markerScheduled = new AtomicBoolean();
+  private final ExecutorService markerSender;
+  private final Executor completions;
+  private final Runnable sendMarker = this::sendMarker;
+
+  /**
+   * Probes publishes on {@code connection}; {@code completions} runs what waits on the publish
+   * futures, so that a caller's callback never holds up the thread that reads the replies.
+   */
+  public ReceiverProbes(Connection connection, Executor completions, String threadName) {
+    this.connection = connection;
+    this.completions = completions;
+    String root = "_OPS.RCV." + NUID.nextGlobal() + ".";
+    this.probePrefix = root + "p.";
+    this.markerPrefix = root + "m.";
+    this.markerSender =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
+    this.dispatcher = connection.createDispatcher(this::onReply);
+    // A burst of 503s must never count as a slow consumer: these are tiny and handled at once.
+    this.dispatcher.setPendingLimits(-1, -1);
+    this.dispatcher.subscribe(root + ">");
+  }
+
+  /**
+   * Publishes {@code payload} to {@code subject}; the future completes with 0 (nobody subscribed)
+   * or 1 (at least one), or fails with {@code failure} if the connection drops first.
+   *
+   * @throws IllegalStateException from jnats when the connection cannot take the message
+   */
+  public CompletableFuture<Integer> publish(String subject, byte[] payload) {
+    long probe = nextProbe.incrementAndGet();
+    CompletableFuture<Integer> receivers = new CompletableFuture<>();
+    pending.put(probe, receivers);
+    try {
+      connection.publish(subject, probePrefix + probe, payload);
+    } catch (RuntimeException e) {
+      pending.remove(probe);
+      throw e;
+    }
+    // Only after publish returned: the message is in jnats' write queue ahead of any marker sent
+    // from now on.
+    unmarked.add(probe);
+    if (markerScheduled.compareAndSet(false, true)) {
+      try {
+        markerSender.execute(sendMarker);
+      } catch (RejectedExecutionException closing) {
+        markerScheduled.set(false);
+      }
+    }
+    return receivers;
+  }
+
+  /** Fails every publish not yet settled (the connection dropped or closed). */
+  public void failAll(CallError failure) {
+    unmarked.clear();
+    markers.clear();
+    for (Long probe : List.copyOf(pending.keySet())) {
+      CompletableFuture<Integer> receivers = pending.remove(probe);
+      if (receivers != null) {
+        receivers.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /** Publishes not yet settled. */
+  public int unsettled() {
+    return pending.size();
+  }
+
+  @Override
+  public void close() {
+    markerSender.shutdownNow();
+  }
+
+  private void sendMarker() {
+    // Cleared first: a probe added after the drain below schedules the next marker.
+    markerScheduled.set(false);
+    List<Long> batch = new ArrayList<>();
+    Long probe;
+    while ((probe = unmarked.poll()) != null) {
+      batch.add(probe);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    long marker = nextMarker.incrementAndGet();
+    markers.put(marker, batch);
+    try {
+      connection.publish(markerPrefix + marker, null);
+    } catch (RuntimeException e) {
+      // The connection is gone: failAll settles these publishes with the disconnect.
+      markers.remove(marker);
+    }
+  }
+
+  private void onReply(Message message) {
+    String subject = message.getSubject();
+    if (subject.startsWith(probePrefix)) {
+      if (message.isStatusMessage() && message.getStatus().getCode() == NO_RESPONDERS) {
+        CompletableFuture<Integer> receivers = pending.remove(parse(subject, probePrefix));
+        if (receivers != null) {
+          settle(List.of(receivers), 0);
+        }
+      }
+      // Anything else on a probe subject is a subscriber answering the reply subject it saw:
+      // ours are not meant to be answered, so it is ignored.
+    } else if (subject.startsWith(markerPrefix)) {
+      List<Long> batch = markers.remove(parse(subject, markerPrefix));
+      if (batch != null) {
+        List<CompletableFuture<Integer>> settled = new ArrayList<>(batch.size());
+        for (Long probe : batch) {
+          CompletableFuture<Integer> receivers = pending.remove(probe);
+          if (receivers != null) {
+            settled.add(receivers);
+          }
+        }
+        settle(settled, 1);
+      }
+    }
+  }
+
+  private void settle(List<CompletableFuture<Integer>> futures, int receivers) {
+    if (futures.isEmpty()) {
+      return;
+    }
+    try {
+      completions.execute(() -> futures.forEach(f -> f.complete(receivers)));
+    } catch (RejectedExecutionException closing) {
+      futures.forEach(f -> f.complete(receivers));
+    }
+  }
+
+  private static long parse(String subject, String prefix) {
+    try {
+      return Long.parseLong(subject.substring(prefix.length()));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}
