@@ -27,6 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,10 +76,10 @@ public final class NatsPubSub implements PubSub {
   private final NatsOptions options;
   private final String name;
   private final ExecutorService delivery;
+  private final ScheduledExecutorService control;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
   private final Set<NatsSubscription> subscriptions = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicBoolean down = new AtomicBoolean();
   private final AtomicLong disconnects = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
@@ -83,26 +87,21 @@ public final class NatsPubSub implements PubSub {
   private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
   private final RateLimitedWarning slowConsumerWarning =
       new RateLimitedWarning(LOG, WARNING_INTERVAL);
-  private final Connection connection;
-  private final Dispatcher dispatcher;
-  private final ReceiverProbes probes;
+  private final Object reconnecting = new Object();
+  // The connection in use; replaced by a new one after each drop, never reconnected in place.
+  private volatile Link link;
 
   private NatsPubSub(NatsOptions options) throws IOException, InterruptedException {
     this.options = options;
     this.name = options.connectionName().orElse("nats") + "-" + INSTANCES.incrementAndGet();
     this.delivery = Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-"));
-    this.connection =
-        Nats.connect(
-            options
-                .toJnats()
-                .connectionListener(this::onConnectionEvent)
-                .errorListener(new Errors())
-                .build());
+    this.control =
+        Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-control-"));
     try {
-      this.dispatcher = connection.createDispatcher();
-      this.probes = new ReceiverProbes(connection, delivery, "ops-" + name + "-probes");
-    } catch (RuntimeException e) {
-      connection.close();
+      this.link = open();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      control.shutdownNow();
+      delivery.shutdownNow();
       throw e;
     }
   }
@@ -154,13 +153,14 @@ public final class NatsPubSub implements PubSub {
               .retryable(false) // the same message is as large next time
               .build());
     }
-    if (connection.getStatus() != Connection.Status.CONNECTED) {
+    Link current = link;
+    if (!current.isUp()) {
       return refuse(topic);
     }
     try {
-      return probes.publish(topic, payload);
+      return current.probes.publish(topic, payload);
     } catch (IllegalStateException e) {
-      // jnats refuses to queue while reconnecting (its reconnect buffer is 0) or once closed.
+      // jnats refuses to queue once the connection is closing, closed or reconnecting.
       return refuse(topic);
     }
   }
@@ -188,7 +188,10 @@ public final class NatsPubSub implements PubSub {
               throw new IllegalArgumentException("Not a NATS queue group name: " + p);
             });
     NatsSubscription subscription = new NatsSubscription(topic, options, handler);
+    // Registered before attaching: a reconnection that starts meanwhile attaches it to the new
+    // connection if this thread attaches it to the old one.
     subscriptions.add(subscription);
+    subscription.attach(link);
     if (closed.get()) { // closed meanwhile: close() may have missed it
       subscription.close();
       throw closedError();
@@ -200,7 +203,7 @@ public final class NatsPubSub implements PubSub {
   @Override
   public int maxMessageBytes() {
     long limit = options.maxMessageBytes();
-    ServerInfo info = connection.getServerInfo();
+    ServerInfo info = link.connection.getServerInfo();
     if (info != null && info.getMaxPayload() > 0) {
       limit = Math.min(limit, info.getMaxPayload());
     }
@@ -214,8 +217,8 @@ public final class NatsPubSub implements PubSub {
   }
 
   /**
-   * Runs {@code action} each time the connection drops (before jnats tries to reconnect) and when
-   * the transport closes; at once if it is closed already.
+   * Runs {@code action} each time the connection drops (before a new one is opened) and when the
+   * transport closes; at once if it is closed already.
    */
   @Override
   public Registration onDisconnect(Runnable action) {
@@ -236,7 +239,7 @@ public final class NatsPubSub implements PubSub {
    */
   public void flush(Duration timeout) {
     try {
-      connection.flush(timeout);
+      link.connection.flush(timeout);
     } catch (TimeoutException | IllegalStateException e) {
       throw CallError.of(
           ErrorCode.UNAVAILABLE, "NATS did not answer a flush: " + e.getMessage(), e);
@@ -248,7 +251,7 @@ public final class NatsPubSub implements PubSub {
 
   /** Whether the connection is up at the moment. */
   public boolean isConnected() {
-    return !closed.get() && connection.getStatus() == Connection.Status.CONNECTED;
+    return !closed.get() && link.isUp();
   }
 
   /** The counters of this transport since it connected. */
@@ -269,55 +272,125 @@ public final class NatsPubSub implements PubSub {
     for (NatsSubscription subscription : subscriptions) {
       subscription.mailbox.close();
     }
-    probes.failAll(closedError());
+    Link last = link;
+    last.probes.failAll(closedError());
     runDisconnectActions();
+    control.shutdownNow();
     try {
-      connection.close();
+      last.connection.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      probes.close();
       delivery.shutdownNow();
     }
   }
 
   @Override
   public String toString() {
-    return "NatsPubSub[" + name + ", " + connection.getStatus() + "]";
+    return "NatsPubSub[" + name + ", " + link.connection.getStatus() + "]";
   }
 
-  // ------------------------------------------------------------------ connection events
+  // ------------------------------------------------------------------ the connection
 
-  private void onConnectionEvent(Connection conn, ConnectionListener.Events event) {
-    switch (event) {
-      case DISCONNECTED -> lost("NATS connection lost");
-      case CLOSED -> {
-        if (!closed.get()) {
-          // jnats gave up reconnecting: this transport is over.
-          LOG.warn("{}: the NATS connection closed and will not reconnect", name);
-          close();
-        }
-      }
-      case RECONNECTED -> {
-        reconnects.incrementAndGet();
-        down.set(false);
-        LOG.info("{}: reconnected to {}", name, conn.getConnectedUrl());
-      }
-      case RESUBSCRIBED -> LOG.debug("{}: subscriptions restored", name);
-      default -> {}
+  /**
+   * Opens a connection to one of the servers, with jnats' own reconnection off: a connection that
+   * drops is replaced, not revived, so what jnats had queued for it is never sent.
+   */
+  private Link open() throws IOException, InterruptedException {
+    Link fresh = new Link();
+    Connection connection =
+        Nats.connect(
+            options
+                .toJnats()
+                .maxReconnects(0)
+                .connectionListener((conn, event) -> onConnectionEvent(fresh, event))
+                .errorListener(new Errors())
+                .build());
+    try {
+      fresh.attach(connection, new ReceiverProbes(connection, control, delivery));
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+    return fresh;
+  }
+
+  private void onConnectionEvent(Link source, ConnectionListener.Events event) {
+    if (event == ConnectionListener.Events.DISCONNECTED
+        || event == ConnectionListener.Events.CLOSED) {
+      lost(source);
     }
   }
 
-  private void lost(String why) {
-    if (closed.get() || !down.compareAndSet(false, true)) {
-      return;
+  /** The connection {@code source} dropped: tell everyone, then replace it. */
+  private void lost(Link source) {
+    if (closed.get() || source != link || !source.markDown()) {
+      return; // an old connection's late event, or told already
     }
     disconnects.incrementAndGet();
-    LOG.warn("{}: {}; publishes are refused until it is back", name, why);
-    probes.failAll(
+    LOG.warn("{}: the NATS connection dropped; publishes are refused until it is back", name);
+    source.probes.failAll(
         CallError.of(
             ErrorCode.UNAVAILABLE, "The NATS connection dropped before the publish was settled"));
     runDisconnectActions();
+    schedule(() -> discard(source), Duration.ZERO);
+    schedule(() -> reconnect(1), options.reconnectWait());
+  }
+
+  private void reconnect(int attempt) {
+    if (closed.get()) {
+      return;
+    }
+    Link fresh;
+    try {
+      fresh = open();
+    } catch (IOException | RuntimeException e) {
+      if (options.maxReconnects() >= 0 && attempt >= options.maxReconnects()) {
+        LOG.error("{}: gave up reconnecting to NATS after {} attempts", name, attempt, e);
+        close();
+      } else {
+        LOG.debug("{}: reconnection attempt {} failed", name, attempt, e);
+        schedule(() -> reconnect(attempt + 1), options.reconnectWait());
+      }
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    synchronized (reconnecting) {
+      if (closed.get()) {
+        discard(fresh);
+        return;
+      }
+      link = fresh;
+    }
+    for (NatsSubscription subscription : subscriptions) {
+      subscription.attach(fresh);
+    }
+    reconnects.incrementAndGet();
+    LOG.info(
+        "{}: reconnected to {} with {} subscriptions",
+        name,
+        fresh.connection.getConnectedUrl(),
+        subscriptions.size());
+  }
+
+  private void discard(Link old) {
+    try {
+      old.connection.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.debug("{}: closing a dropped connection failed", name, e);
+    }
+  }
+
+  private void schedule(Runnable task, Duration delay) {
+    try {
+      control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closing) {
+      // closed meanwhile: nothing to reconnect
+    }
   }
 
   private void runDisconnectActions() {
@@ -349,13 +422,36 @@ public final class NatsPubSub implements PubSub {
     return CallError.of(ErrorCode.UNAVAILABLE, "The NATS transport is closed");
   }
 
-  private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
+  private static ThreadFactory daemonThreads(String prefix) {
     AtomicInteger count = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, prefix + count.incrementAndGet());
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** One jnats connection with its dispatcher and receiver probes. */
+  private static final class Link {
+    private final AtomicBoolean down = new AtomicBoolean();
+    private volatile Connection connection;
+    private volatile Dispatcher dispatcher;
+    private volatile ReceiverProbes probes;
+
+    void attach(Connection connection, ReceiverProbes probes) {
+      this.connection = connection;
+      this.dispatcher = connection.createDispatcher();
+      this.probes = probes;
+    }
+
+    boolean isUp() {
+      return !down.get() && connection.getStatus() == Connection.Status.CONNECTED;
+    }
+
+    /** True the first time only. */
+    boolean markDown() {
+      return down.compareAndSet(false, true);
+    }
   }
 
   /** jnats' error reports: slow consumers counted and warned of, the rest logged. */
@@ -383,24 +479,45 @@ public final class NatsPubSub implements PubSub {
 
   /**
    * One subscription: jnats' dispatcher thread offers each message to the mailbox and returns at
-   * once; the handler runs on the delivery executor.
+   * once; the handler runs on the delivery executor. It outlives connections: each new one gets the
+   * subscription again.
    */
   private final class NatsSubscription implements Subscription {
     private final String topic;
+    private final Optional<String> queueGroup;
     private final SerialMailbox mailbox;
-    private final io.nats.client.Subscription nats;
     private final AtomicBoolean ended = new AtomicBoolean();
+    private final AtomicLong droppedOnOldConnections = new AtomicLong();
+    private Link attachedTo;
+    private io.nats.client.Subscription nats;
 
     NatsSubscription(
         String topic, SubscribeOptions options, java.util.function.Consumer<Message> handler) {
       this.topic = topic;
+      this.queueGroup = options.queueGroup();
       this.mailbox =
           SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
-      io.nats.client.MessageHandler receive = this::receive;
-      this.nats =
-          options.queueGroup().isPresent()
-              ? dispatcher.subscribe(topic, options.queueGroup().get(), receive)
-              : dispatcher.subscribe(topic, receive);
+    }
+
+    /** Subscribes on {@code target}'s connection, unless it is there already or ended. */
+    synchronized void attach(Link target) {
+      if (ended.get() || attachedTo == target) {
+        return;
+      }
+      if (nats != null) {
+        droppedOnOldConnections.addAndGet(nats.getDroppedCount());
+      }
+      try {
+        io.nats.client.MessageHandler receive = this::receive;
+        nats =
+            queueGroup.isPresent()
+                ? target.dispatcher.subscribe(topic, queueGroup.get(), receive)
+                : target.dispatcher.subscribe(topic, receive);
+        attachedTo = target;
+      } catch (IllegalStateException connectionGone) {
+        // That connection dropped meanwhile; the next one attaches this subscription.
+        nats = null;
+      }
     }
 
     private void receive(io.nats.client.Message message) {
@@ -427,8 +544,11 @@ public final class NatsPubSub implements PubSub {
 
     /** Dropped here (the mailbox was full, either policy) and by jnats (a slow consumer). */
     @Override
-    public long dropped() {
-      return mailbox.dropped() + mailbox.rejected() + nats.getDroppedCount();
+    public synchronized long dropped() {
+      return mailbox.dropped()
+          + mailbox.rejected()
+          + droppedOnOldConnections.get()
+          + (nats == null ? 0 : nats.getDroppedCount());
     }
 
     @Override
@@ -439,10 +559,14 @@ public final class NatsPubSub implements PubSub {
       mailbox.close();
       subscriptions.remove(this);
       droppedByClosedSubscriptions.addAndGet(dropped());
-      try {
-        dispatcher.unsubscribe(nats);
-      } catch (IllegalStateException connectionClosed) {
-        // Closing the connection ended it already.
+      synchronized (this) {
+        if (nats != null && attachedTo != null) {
+          try {
+            attachedTo.dispatcher.unsubscribe(nats);
+          } catch (IllegalStateException connectionGone) {
+            // Closing or losing the connection ended it already.
+          }
+        }
       }
     }
   }
@@ -451,7 +575,7 @@ public final class NatsPubSub implements PubSub {
    * What a {@link NatsPubSub} counted since it connected.
    *
    * @param disconnects times the connection dropped
-   * @param reconnects times it came back
+   * @param reconnects times a new connection replaced a dropped one
    * @param refusedPublishes publishes refused because the connection was down or closed
    * @param slowConsumerEvents times jnats reported a slow consumer (its own buffer overflowed)
    * @param droppedMessages messages subscriptions lost: their buffer was full, or jnats dropped

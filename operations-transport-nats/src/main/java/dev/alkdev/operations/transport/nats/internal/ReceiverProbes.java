@@ -12,8 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * no 503. Markers are sent one at a time per burst, not per publish, so under load the cost is the
  * reply subject in each message and one small message per burst.
  */
-public final class ReceiverProbes implements AutoCloseable {
+public final class ReceiverProbes {
   private static final int NO_RESPONDERS = 503;
 
   private final Connection connection;
@@ -45,27 +43,22 @@ public final class ReceiverProbes implements AutoCloseable {
   private final ConcurrentLinkedQueue<Long> unmarked = new ConcurrentLinkedQueue<>();
   private final Map<Long, List<Long>> markers = new ConcurrentHashMap<>();
   private final AtomicBoolean markerScheduled = new AtomicBoolean();
-  private final ExecutorService markerSender;
+  private final Executor markerSender;
   private final Executor completions;
   private final Runnable sendMarker = this::sendMarker;
 
   /**
-   * Probes publishes on {@code connection}; {@code completions} runs what waits on the publish
-   * futures, so that a caller's callback never holds up the thread that reads the replies.
+   * Probes publishes on {@code connection}. {@code markerSender} sends the markers (one thread is
+   * plenty); {@code completions} runs what waits on the publish futures, so that a caller's
+   * callback never holds up the thread that reads the replies.
    */
-  public ReceiverProbes(Connection connection, Executor completions, String threadName) {
+  public ReceiverProbes(Connection connection, Executor markerSender, Executor completions) {
     this.connection = connection;
+    this.markerSender = markerSender;
     this.completions = completions;
     String root = "_OPS.RCV." + NUID.nextGlobal() + ".";
     this.probePrefix = root + "p.";
     this.markerPrefix = root + "m.";
-    this.markerSender =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, threadName);
-              t.setDaemon(true);
-              return t;
-            });
     this.dispatcher = connection.createDispatcher(this::onReply);
     // A burst of 503s must never count as a slow consumer: these are tiny and handled at once.
     this.dispatcher.setPendingLimits(-1, -1);
@@ -116,11 +109,6 @@ public final class ReceiverProbes implements AutoCloseable {
   /** Publishes not yet settled. */
   public int unsettled() {
     return pending.size();
-  }
-
-  @Override
-  public void close() {
-    markerSender.shutdownNow();
   }
 
   private void sendMarker() {
