@@ -307,7 +307,7 @@ public final class NatsPubSub implements PubSub {
                 .errorListener(new Errors())
                 .build());
     try {
-      fresh.attach(connection, new ReceiverProbes(connection, control, delivery));
+      fresh.attach(connection, new ReceiverProbes(connection));
     } catch (RuntimeException e) {
       connection.close();
       throw e;

@@ -11,8 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,20 +40,11 @@ public final class ReceiverProbes {
   private final Map<Long, CompletableFuture<Integer>> pending = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> unmarked = new ConcurrentLinkedQueue<>();
   private final Map<Long, List<Long>> markers = new ConcurrentHashMap<>();
-  private final AtomicBoolean markerScheduled = new AtomicBoolean();
-  private final Executor markerSender;
-  private final Executor completions;
-  private final Runnable sendMarker = this::sendMarker;
+  private final AtomicBoolean sendingMarkers = new AtomicBoolean();
 
-  /**
-   * Probes publishes on {@code connection}. {@code markerSender} sends the markers (one thread is
-   * plenty); {@code completions} runs what waits on the publish futures, so that a caller's
-   * callback never holds up the thread that reads the replies.
-   */
-  public ReceiverProbes(Connection connection, Executor markerSender, Executor completions) {
+  /** Probes publishes on {@code connection}. */
+  public ReceiverProbes(Connection connection) {
     this.connection = connection;
-    this.markerSender = markerSender;
-    this.completions = completions;
     String root = "_OPS.RCV." + NUID.nextGlobal() + ".";
     this.probePrefix = root + "p.";
     this.markerPrefix = root + "m.";
@@ -84,13 +73,7 @@ public final class ReceiverProbes {
     // Only after publish returned: the message is in jnats' write queue ahead of any marker sent
     // from now on.
     unmarked.add(probe);
-    if (markerScheduled.compareAndSet(false, true)) {
-      try {
-        markerSender.execute(sendMarker);
-      } catch (RejectedExecutionException closing) {
-        markerScheduled.set(false);
-      }
-    }
+    sendMarkers();
     return receivers;
   }
 
@@ -111,24 +94,33 @@ public final class ReceiverProbes {
     return pending.size();
   }
 
-  private void sendMarker() {
-    // Cleared first: a probe added after the drain below schedules the next marker.
-    markerScheduled.set(false);
-    List<Long> batch = new ArrayList<>();
-    Long probe;
-    while ((probe = unmarked.poll()) != null) {
-      batch.add(probe);
-    }
-    if (batch.isEmpty()) {
-      return;
-    }
-    long marker = nextMarker.incrementAndGet();
-    markers.put(marker, batch);
-    try {
-      connection.publish(markerPrefix + marker, null);
-    } catch (RuntimeException e) {
-      // The connection is gone: failAll settles these publishes with the disconnect.
-      markers.remove(marker);
+  /**
+   * Sends a marker for the probes not yet marked, on the publishing thread (no hand-off): one
+   * publisher at a time sends markers, and before it stops it looks again, so a probe added while
+   * it was busy is marked by it or by the next publisher. Under load, one marker covers many
+   * publishes.
+   */
+  private void sendMarkers() {
+    while (!unmarked.isEmpty() && sendingMarkers.compareAndSet(false, true)) {
+      try {
+        List<Long> batch = new ArrayList<>();
+        Long probe;
+        while ((probe = unmarked.poll()) != null) {
+          batch.add(probe);
+        }
+        if (!batch.isEmpty()) {
+          long marker = nextMarker.incrementAndGet();
+          markers.put(marker, batch);
+          try {
+            connection.publish(markerPrefix + marker, null);
+          } catch (RuntimeException e) {
+            // The connection is gone: failAll settles these publishes with the disconnect.
+            markers.remove(marker);
+          }
+        }
+      } finally {
+        sendingMarkers.set(false);
+      }
     }
   }
 
@@ -158,14 +150,13 @@ public final class ReceiverProbes {
     }
   }
 
-  private void settle(List<CompletableFuture<Integer>> futures, int receivers) {
-    if (futures.isEmpty()) {
-      return;
-    }
-    try {
-      completions.execute(() -> futures.forEach(f -> f.complete(receivers)));
-    } catch (RejectedExecutionException closing) {
-      futures.forEach(f -> f.complete(receivers));
+  /**
+   * Completes on the thread that reads the replies: what waits on a publish future must be quick
+   * (the call protocol's callbacks are), as it holds up the settling of later publishes.
+   */
+  private static void settle(List<CompletableFuture<Integer>> futures, int receivers) {
+    for (CompletableFuture<Integer> future : futures) {
+      future.complete(receivers);
     }
   }
 
