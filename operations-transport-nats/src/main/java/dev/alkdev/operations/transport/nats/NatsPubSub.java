@@ -307,7 +307,7 @@ public final class NatsPubSub implements PubSub {
                 .errorListener(new Errors())
                 .build());
     try {
-      fresh.attach(connection, new ReceiverProbes(connection));
+      fresh.attach(connection, new ReceiverProbes(connection, control));
     } catch (RuntimeException e) {
       connection.close();
       throw e;

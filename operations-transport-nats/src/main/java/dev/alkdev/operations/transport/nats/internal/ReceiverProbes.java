@@ -11,7 +11,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,6 +35,16 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReceiverProbes {
   private static final int NO_RESPONDERS = 503;
 
+  /**
+   * How long publishes wait for a marker. Nothing waits on "at least one" (a 503 settles a publish
+   * as 0 the moment it arrives, without the marker), so markers are sent per window, not per
+   * publish: one small message and one wake-up per window instead of per publish.
+   */
+  private static final long MARKER_DELAY_MICROS = 2_000;
+
+  /** Publishes awaiting a marker that make one go at once, bounding the memory they hold. */
+  private static final int MAX_UNMARKED = 1_024;
+
   private final Connection connection;
   private final Dispatcher dispatcher;
   private final String probePrefix;
@@ -41,10 +55,15 @@ public final class ReceiverProbes {
   private final ConcurrentLinkedQueue<Long> unmarked = new ConcurrentLinkedQueue<>();
   private final Map<Long, List<Long>> markers = new ConcurrentHashMap<>();
   private final AtomicBoolean sendingMarkers = new AtomicBoolean();
+  private final AtomicInteger unmarkedCount = new AtomicInteger();
+  private final AtomicBoolean timerArmed = new AtomicBoolean();
+  private final ScheduledExecutorService timer;
+  private final Runnable onTimer = this::onTimer;
 
-  /** Probes publishes on {@code connection}. */
-  public ReceiverProbes(Connection connection) {
+  /** Probes publishes on {@code connection}; {@code timer} sends the markers of quiet periods. */
+  public ReceiverProbes(Connection connection, ScheduledExecutorService timer) {
     this.connection = connection;
+    this.timer = timer;
     String root = "_OPS.RCV." + NUID.nextGlobal() + ".";
     this.probePrefix = root + "p.";
     this.markerPrefix = root + "m.";
@@ -73,13 +92,18 @@ public final class ReceiverProbes {
     // Only after publish returned: the message is in jnats' write queue ahead of any marker sent
     // from now on.
     unmarked.add(probe);
-    sendMarkers();
+    if (unmarkedCount.incrementAndGet() >= MAX_UNMARKED) {
+      sendMarkers();
+    } else {
+      armMarkerTimer();
+    }
     return receivers;
   }
 
   /** Fails every publish not yet settled (the connection dropped or closed). */
   public void failAll(CallError failure) {
     unmarked.clear();
+    unmarkedCount.set(0);
     markers.clear();
     for (Long probe : List.copyOf(pending.keySet())) {
       CompletableFuture<Integer> receivers = pending.remove(probe);
@@ -94,8 +118,24 @@ public final class ReceiverProbes {
     return pending.size();
   }
 
+  private void armMarkerTimer() {
+    if (timerArmed.compareAndSet(false, true)) {
+      try {
+        timer.schedule(onTimer, MARKER_DELAY_MICROS, TimeUnit.MICROSECONDS);
+      } catch (RejectedExecutionException closing) {
+        timerArmed.set(false);
+      }
+    }
+  }
+
+  private void onTimer() {
+    // Disarmed before draining: a publish after the drain arms the next window.
+    timerArmed.set(false);
+    sendMarkers();
+  }
+
   /**
-   * Sends a marker for the probes not yet marked, on the publishing thread (no hand-off): one
+   * Sends a marker for the probes not yet marked, on the calling thread (no hand-off): one
    * publisher at a time sends markers, and before it stops it looks again, so a probe added while
    * it was busy is marked by it or by the next publisher. Under load, one marker covers many
    * publishes.
@@ -108,6 +148,7 @@ public final class ReceiverProbes {
         while ((probe = unmarked.poll()) != null) {
           batch.add(probe);
         }
+        unmarkedCount.addAndGet(-batch.size());
         if (!batch.isEmpty()) {
           long marker = nextMarker.incrementAndGet();
           markers.put(marker, batch);
