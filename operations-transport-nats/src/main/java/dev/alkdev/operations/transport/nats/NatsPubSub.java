@@ -249,6 +249,14 @@ public final class NatsPubSub implements PubSub {
     }
   }
 
+  /** The URL of the server this transport is connected to, while it is connected. */
+  public Optional<String> connectedServer() {
+    Link current = link;
+    return current.isUp() && !closed.get()
+        ? Optional.ofNullable(current.connection.getConnectedUrl())
+        : Optional.empty();
+  }
+
   /** Whether the connection is up at the moment. */
   public boolean isConnected() {
     return !closed.get() && link.isUp();

@@ -392,6 +392,49 @@ class NatsPubSubTest {
     }
   }
 
+  @Nested
+  class Failover {
+    @Test
+    void aNodeWhoseServerDiesMovesToTheOtherServerOfTheCluster() throws Exception {
+      NatsServer[] cluster = NatsServer.startCluster();
+      try {
+        NatsOptions both =
+            NatsOptions.builder(cluster[0].url(), cluster[1].url())
+                .reconnectWait(Duration.ofMillis(50))
+                .build();
+        NatsPubSub node = closing(NatsPubSub.connect(both));
+        NatsPubSub caller = closing(NatsPubSub.connect(both));
+        OperationRegistry registry = closing(OperationRegistry.create());
+        registry.register(
+            OperationSpec.builder("failover", "echo").build(), Handler.blocking((in, ctx) -> in));
+        closing(CallHandler.serve(registry, node));
+        PendingRequestMap calls = closing(PendingRequestMap.create(caller));
+        node.flush(WAIT);
+        caller.flush(WAIT);
+        eventually(
+            "the route carries the node's interest",
+            () -> publishCount(caller, "ops.req.failover.echo") == 1);
+        String before = node.connectedServer().orElseThrow();
+
+        (before.endsWith(":" + cluster[0].port()) ? cluster[0] : cluster[1]).kill();
+        eventually("both connected again", () -> node.isConnected() && caller.isConnected());
+        eventually(
+            "the node's subscriptions are back",
+            () -> publishCount(caller, "ops.req.failover.echo") == 1);
+
+        assertThat(node.connectedServer().orElseThrow()).isNotEqualTo(before);
+        ResponseEnvelope<JsonNode> answer =
+            calls
+                .call("failover.echo", JSON.createObjectNode().put("n", 7))
+                .get(10, TimeUnit.SECONDS);
+        assertThat(answer.data().get("n").asInt()).isEqualTo(7);
+      } finally {
+        cluster[0].close();
+        cluster[1].close();
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private static int publishCount(PubSub pubsub, String topic) {
