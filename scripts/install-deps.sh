@@ -39,6 +39,12 @@ if ! command -v npx >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
 
+# nats-server: the NATS transport's tests start their own servers (Debian's package; they do
+# not use a system service).
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+  apt_install nats-server
+fi
+
 # Warm the npm cache with the pinned reference MCP server, so the tests do not download it
 # under their own timeouts. A failure here is not fatal: those tests then say why they skip.
 if [ -f scripts/install-mcp-reference.sh ]; then
@@ -47,4 +53,5 @@ fi
 
 log "java: $(java -version 2>&1 | head -n 1)"
 log "maven: $(mvn -v 2>/dev/null | head -n 1)"
+log "nats-server: $( (command -v nats-server >/dev/null 2>&1 && nats-server --version) || (/usr/sbin/nats-server --version 2>/dev/null) || echo missing)"
 log "node: $(node --version 2>/dev/null || echo missing), npm: $(npm --version 2>/dev/null || echo missing)"

@@ -1,0 +1,11 @@
+/**
+ * operations for Java, NATS transport: the {@link dev.alkdev.operations.pubsub.PubSub} SPI on a
+ * NATS server or cluster (jnats). Packages named {@code internal} are not API.
+ */
+module dev.alkdev.operations.transport.nats {
+  requires transitive dev.alkdev.operations.core;
+  requires io.nats.jnats;
+  requires org.slf4j;
+
+  exports dev.alkdev.operations.transport.nats;
+}

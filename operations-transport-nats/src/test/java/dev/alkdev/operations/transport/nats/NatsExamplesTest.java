@@ -1,0 +1,75 @@
+package dev.alkdev.operations.transport.nats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.protocol.CallHandler;
+import dev.alkdev.operations.protocol.PendingRequestMap;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The examples of operations-transport-nats/README.md and docs/nats.md (cut from the regions marked
+ * {@code snippet}): a node serving a registry on NATS, and a caller on another connection.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class NatsExamplesTest {
+  private static NatsServer server;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = NatsServer.start();
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    server.close();
+  }
+
+  @Test
+  void aNodeServesAndACallerCalls() throws Exception {
+    String url = server.url();
+    // snippet: serve
+    NatsOptions options =
+        NatsOptions.builder(url) // nats://host:4222, tls://host:4222; several for a cluster
+            .connectionName("billing-node-1")
+            .build();
+    try (NatsPubSub nats = NatsPubSub.connect(options);
+        OperationRegistry registry = OperationRegistry.create();
+        CallHandler node = CallHandler.serve(registry, nats)) {
+      registry.register(
+          OperationSpec.builder("billing", "refund").type(OperationType.MUTATION).build(),
+          Handler.blocking((input, ctx) -> input.get("amount")));
+      // end-snippet
+      nats.flush(Duration.ofSeconds(5));
+
+      // snippet: call
+      try (NatsPubSub callerSide = NatsPubSub.connect(NatsOptions.builder(url).build());
+          PendingRequestMap calls = PendingRequestMap.create(callerSide)) {
+        JsonNode input = JsonMapper.builder().build().readTree("{\"amount\": 12}");
+        ResponseEnvelope<JsonNode> refunded = calls.call("billing.refund", input).join();
+        // Nothing serves billing.void: it fails with NO_RESPONDERS at once, not at the deadline.
+        CompletableFuture<ResponseEnvelope<JsonNode>> nobody = calls.call("billing.void", input);
+        // end-snippet
+        assertThat(refunded.data().asInt()).isEqualTo(12);
+        CompletionException failure = catchThrowableOfType(CompletionException.class, nobody::join);
+        assertThat(((CallError) failure.getCause()).code()).isEqualTo(ErrorCode.NO_RESPONDERS);
+      }
+    }
+  }
+}
