@@ -262,6 +262,7 @@ class NatsPubSubTest {
     void aSlowSubscriberDropsAndCountsWithoutHoldingUpTheConnection() throws Exception {
       NatsPubSub publisher = connect(server.url());
       NatsPubSub subscriber = connect(server.url());
+      CountDownLatch entered = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger slowGot = new AtomicInteger();
       PubSub.Subscription slow =
@@ -269,6 +270,7 @@ class NatsPubSubTest {
               "slow.topic",
               SubscribeOptions.defaults().withBufferSize(10).withOverflow(OverflowPolicy.REJECT),
               m -> {
+                entered.countDown();
                 await(release);
                 slowGot.incrementAndGet();
               });
@@ -276,7 +278,11 @@ class NatsPubSubTest {
       subscriber.subscribe("fast.topic", SubscribeOptions.defaults(), fast);
       subscriber.flush(WAIT);
 
-      for (int i = 0; i < 500; i++) {
+      // The first message occupies the handler before the rest arrive, so exactly 10 fit in the
+      // buffer and 489 overflow, whatever the threads' timing.
+      publisher.publish("slow.topic", bytes("s0"));
+      assertThat(entered.await(10, TimeUnit.SECONDS)).as("the slow handler got its first").isTrue();
+      for (int i = 1; i < 500; i++) {
         publisher.publish("slow.topic", bytes("s" + i));
       }
       publisher.publish("fast.topic", bytes("f"));
