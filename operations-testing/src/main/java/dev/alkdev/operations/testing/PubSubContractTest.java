@@ -24,10 +24,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -722,61 +720,21 @@ public abstract class PubSubContractTest {
 
   /** Waits for a future's value; fails the test if it fails or takes longer than {@link #WAIT}. */
   protected static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      return fail("expected a value, got " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      return fail("no result within " + WAIT);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return fail("interrupted");
-    }
+    return Waits.value(future, WAIT);
   }
 
   /** Waits for a future to fail with a {@link CallError}, and returns it. */
   protected static CallError failure(CompletableFuture<?> future) {
-    try {
-      Object value = future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      return fail("expected a CallError, got the value " + value);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof CallError error) {
-        return error;
-      }
-      return fail("expected a CallError, got " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      return fail("the future did not fail within " + WAIT);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return fail("interrupted");
-    }
+    return Waits.failure(future, WAIT);
   }
 
   protected static void awaitLatch(CountDownLatch latch, String what) {
-    try {
-      if (!latch.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        fail("not within " + WAIT + ": " + what);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      fail("interrupted while waiting: " + what);
-    }
+    Waits.latch(latch, what, WAIT);
   }
 
   /** Polls {@code condition} until it holds, failing after {@link #WAIT}. */
   protected static void eventually(String what, BooleanSupplier condition) {
-    long end = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - end > 0) {
-        fail("not within " + WAIT + ": " + what);
-      }
-      try {
-        Thread.sleep(2);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        fail("interrupted while waiting: " + what);
-      }
-    }
+    Waits.eventually(what, WAIT, condition);
   }
 
   protected static byte[] utf8(String text) {

@@ -1396,16 +1396,7 @@ public abstract class TransportConformanceTest {
 
   /** Waits for a future's value; fails the test if it fails or takes longer than {@link #WAIT}. */
   protected static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      return fail("expected a value, got " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      return fail("no result within " + WAIT);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return fail("interrupted");
-    }
+    return Waits.value(future, WAIT);
   }
 
   /** Waits for a future to fail with a {@link CallError}, and returns it. */
@@ -1414,20 +1405,7 @@ public abstract class TransportConformanceTest {
   }
 
   protected static CallError awaitFailure(CompletableFuture<?> future, Duration within) {
-    try {
-      Object value = future.get(within.toMillis(), TimeUnit.MILLISECONDS);
-      return fail("expected a CallError, got the value " + value);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof CallError error) {
-        return error;
-      }
-      return fail("expected a CallError, got " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      return fail("the call did not fail within " + within);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return fail("interrupted");
-    }
+    return Waits.failure(future, within);
   }
 
   protected static void awaitLatch(CountDownLatch latch, String what) {
@@ -1435,30 +1413,12 @@ public abstract class TransportConformanceTest {
   }
 
   protected static void awaitLatch(CountDownLatch latch, String what, Duration within) {
-    try {
-      if (!latch.await(within.toMillis(), TimeUnit.MILLISECONDS)) {
-        fail("not within " + within + ": " + what);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      fail("interrupted while waiting: " + what);
-    }
+    Waits.latch(latch, what, within);
   }
 
   /** Polls {@code condition} until it holds, failing after {@link #WAIT}. */
   protected static void eventually(String what, BooleanSupplier condition) {
-    long end = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - end > 0) {
-        fail("not within " + WAIT + ": " + what);
-      }
-      try {
-        Thread.sleep(2);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        fail("interrupted while waiting: " + what);
-      }
-    }
+    Waits.eventually(what, WAIT, condition);
   }
 
   /**
