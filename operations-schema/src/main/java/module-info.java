@@ -11,4 +11,8 @@ module dev.alkdev.operations.schema {
   requires org.slf4j;
 
   exports dev.alkdev.operations.schema;
+
+  // Not API: core reads JSON with the same mappers (one place decides how JSON is read).
+  exports dev.alkdev.operations.schema.internal to
+      dev.alkdev.operations.core;
 }

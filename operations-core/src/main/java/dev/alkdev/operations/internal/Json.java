@@ -1,27 +1,23 @@
 package dev.alkdev.operations.internal;
 
-import tools.jackson.core.StreamReadConstraints;
-import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
- * The library's shared Jackson mappers. One place decides how JSON is read, so every entry point
- * applies the same size and depth guards.
+ * The library's shared Jackson mappers: the schema module's (one place decides how JSON is read, so
+ * every entry point applies the same size and depth guards), plus core's own helpers.
  */
 public final class Json {
-  private static final JsonMapper MAPPER = JsonMapper.builder().build();
-
   private Json() {}
 
   /** The default mapper (Jackson's own read constraints: nesting 500, and so on). */
   public static JsonMapper mapper() {
-    return MAPPER;
+    return dev.alkdev.operations.schema.internal.Json.mapper();
   }
 
   public static JsonNodeFactory nodes() {
-    return JsonNodeFactory.instance;
+    return dev.alkdev.operations.schema.internal.Json.nodes();
   }
 
   /**
@@ -29,13 +25,8 @@ public final class Json {
    * {@code maxDocumentChars}. Cheap enough to build per call site; cache it where it is hot.
    */
   public static JsonMapper boundedMapper(int maxNestingDepth, long maxDocumentChars) {
-    StreamReadConstraints constraints =
-        StreamReadConstraints.builder()
-            .maxNestingDepth(maxNestingDepth)
-            .maxDocumentLength(maxDocumentChars)
-            .build();
-    return JsonMapper.builder(JsonFactory.builder().streamReadConstraints(constraints).build())
-        .build();
+    return dev.alkdev.operations.schema.internal.Json.boundedMapper(
+        maxNestingDepth, maxDocumentChars);
   }
 
   /**

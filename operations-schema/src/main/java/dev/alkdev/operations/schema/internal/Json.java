@@ -9,9 +9,9 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
- * The schema engine's Jackson mappers and depth guards. The schema module does not depend on core,
- * so it keeps its own copy of the few helpers it needs; they read JSON the same way core does
- * (Jackson's defaults, plus explicit size and depth bounds where a document comes from outside).
+ * The library's Jackson mappers and depth guards. The schema module depends on nothing of ours, so
+ * they live here, and core reads JSON with them too (its {@code internal.Json} delegates):
+ * Jackson's defaults, plus explicit size and depth bounds where a document comes from outside.
  */
 public final class Json {
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
