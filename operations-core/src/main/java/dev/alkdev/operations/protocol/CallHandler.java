@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -323,6 +324,17 @@ public final class CallHandler implements AutoCloseable {
         calls.remove(requestId, sink);
       }
     }
+    // Requests and control events arrive on different subscriptions, so on different threads: an
+    // abort may have been remembered after the check above but before the call was tracked. Each
+    // side looks again after writing; whichever takes the id out of earlyAborts aborts the call.
+    if (!earlyAborts.isEmpty() && earlyAborts.remove(requestId)) {
+      sink.abort(abortedByCaller(Optional.empty()));
+    }
+  }
+
+  private static CallError abortedByCaller(Optional<String> reason) {
+    return CallError.of(
+        ErrorCode.CANCELLED, "The caller aborted the call" + reason.map(r -> ": " + r).orElse(""));
   }
 
   /** The identity the transport vouches for; a payload's only where the transport trusts it. */
@@ -365,16 +377,17 @@ public final class CallHandler implements AutoCloseable {
     if (call == null) {
       // Most control messages are for other servers' calls: broadcasts reach every server. An
       // abort may also have overtaken its request, so remember it for a while.
-      if (event instanceof CallEvent.Aborted) {
+      if (event instanceof CallEvent.Aborted aborted) {
         rememberEarlyAbort(requestId);
+        ReplySink tracked = calls.get(requestId); // its request may have come meanwhile
+        if (tracked != null && earlyAborts.remove(requestId)) {
+          tracked.abort(abortedByCaller(aborted.reason()));
+        }
       }
       return;
     }
     if (event instanceof CallEvent.Aborted aborted) {
-      call.abort(
-          CallError.of(
-              ErrorCode.CANCELLED,
-              "The caller aborted the call" + aborted.reason().map(r -> ": " + r).orElse("")));
+      call.abort(abortedByCaller(aborted.reason()));
     } else if (event instanceof CallEvent.Demand demand) {
       call.demand(demand.n());
     } else {
