@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.transport.nats.internal.RateLimitedWarning;
@@ -119,7 +120,10 @@ public final class NatsPubSub implements PubSub {
     } catch (IOException | RuntimeException e) {
       throw CallError.of(
           ErrorCode.UNAVAILABLE,
-          "Cannot connect to NATS at " + options.servers() + ": " + e.getMessage(),
+          "Cannot connect to NATS at "
+              + options.servers().stream().map(PubSubFactory.Target::redacted).toList()
+              + ": "
+              + e.getMessage(),
           e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
