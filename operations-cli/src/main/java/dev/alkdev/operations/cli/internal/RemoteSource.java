@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RemoteSource implements OperationSource {
   /** No news for this long after the query counts as every node having answered. */
-  static final Duration QUIET = Duration.ofMillis(150);
+  static final Duration QUIET = Duration.ofMillis(250);
 
   private final RemoteTransports.Remote remote;
   private final Duration loadTimeout;
@@ -39,12 +39,17 @@ final class RemoteSource implements OperationSource {
 
   @Override
   public String name() {
-    return remote.kind();
+    return remote.shownUrl();
   }
 
   @Override
   public String kind() {
-    return remote.kind() + " " + remote.shownUrl();
+    return switch (remote.kind()) {
+      case "nats" -> "NATS";
+      case "redis" -> "Redis";
+      case "ws" -> "WebSocket hub";
+      default -> remote.kind();
+    };
   }
 
   @Override

@@ -75,7 +75,11 @@ public final class Session implements AutoCloseable {
     StringBuilder where = new StringBuilder();
     int nodes = 0;
     for (RemoteSource remote : remotes) {
-      where.append(where.length() == 0 ? "" : ", ").append(remote.kind());
+      where
+          .append(where.length() == 0 ? "" : ", ")
+          .append(remote.remote().kind())
+          .append(' ')
+          .append(remote.name());
       nodes += remote.nodes().size();
     }
     return CallError.of(
