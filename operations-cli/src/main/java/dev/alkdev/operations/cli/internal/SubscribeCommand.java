@@ -78,6 +78,12 @@ final class SubscribeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (limit < 0) {
+      throw new Failure(
+          ExitCodes.USAGE,
+          "--limit " + limit + " is negative",
+          "give a number of items (1 or more), or leave --limit out for no limit");
+    }
     Output output = root.output();
     Session session = root.session();
     try {
