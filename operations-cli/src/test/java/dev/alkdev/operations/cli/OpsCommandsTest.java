@@ -162,10 +162,11 @@ class OpsCommandsTest {
             "--input",
             "{\"ticks\":1000,\"intervalMs\":50}",
             "--timeout",
-            "300ms");
+            "1s");
     assertThat(run.code()).isEqualTo(ExitCodes.DEADLINE_EXCEEDED);
     assertThat(run.err()).contains("DEADLINE_EXCEEDED");
-    assertThat(run.out().lines().count()).isBetween(1L, 10L);
+    // 20 ticks in a second at most; at least one even on a loaded machine.
+    assertThat(run.out().lines().count()).isBetween(1L, 21L);
   }
 
   @Test
