@@ -54,18 +54,18 @@ public final class HttpOperation {
   private final List<Param> params;
   private final String bodyMediaType; // "" when the operation has no request body
   private final HttpServiceConfig config;
-  private final URI baseUrl;
+  private final BaseUrl baseUrl;
   private final Supplier<HttpClient> client;
   private final EventStreamOpener events;
 
-  public HttpOperation(
+  HttpOperation(
       String operationId,
       String method,
       String pathTemplate,
       List<Param> params,
       String bodyMediaType,
       HttpServiceConfig config,
-      URI baseUrl,
+      BaseUrl baseUrl,
       Supplier<HttpClient> client,
       EventStreamOpener events) {
     this.operationId = operationId;
@@ -132,7 +132,7 @@ public final class HttpOperation {
       headers.add(new String[] {"Cookie", String.join("; ", cookies)});
     }
     config.auth().ifPresent(auth -> applyAuth(auth, headers, query));
-    String base = baseUrl.toString();
+    String base = baseUrl.require(operationId).toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }
