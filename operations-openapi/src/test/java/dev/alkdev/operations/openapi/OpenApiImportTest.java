@@ -212,6 +212,27 @@ class OpenApiImportTest {
   }
 
   @Test
+  void longNamesAreCutWithAStableHashSoTheyDoNotCollide() {
+    String prefix = "a".repeat(130);
+    String doc =
+        """
+        {"openapi":"3.1.0","info":{"title":"t","version":"1"},"servers":[{"url":"http://x"}],
+         "paths":{"/a":{"get":{"operationId":"%s_one","responses":{"200":{"description":"ok"}}},
+                        "put":{"operationId":"%s_two","responses":{"200":{"description":"ok"}}}}}}
+        """
+            .formatted(prefix, prefix);
+    OpenApiImport first = FromOpenApi.fromString(doc, config());
+    assertThat(first.operations())
+        .extracting(d -> d.spec().name())
+        .allMatch(name -> name.length() == 120)
+        .doesNotHaveDuplicates();
+    assertThat(first.warnings()).noneMatch(w -> w.contains("more than once"));
+    assertThat(FromOpenApi.fromString(doc, config()).operations())
+        .extracting(d -> d.spec().name())
+        .isEqualTo(first.operations().stream().map(d -> d.spec().name()).toList());
+  }
+
+  @Test
   void swagger2IsRefused() {
     assertThatThrownBy(() -> FromOpenApi.fromString("{\"swagger\":\"2.0\",\"paths\":{}}", config()))
         .isInstanceOfSatisfying(
