@@ -111,6 +111,11 @@ final class RedisServer implements AutoCloseable {
     }
     List<String> command = new ArrayList<>();
     command.add(BINARY.toString());
+    List<String> rest = extraArgs;
+    if (!rest.isEmpty() && !rest.get(0).startsWith("--")) {
+      command.add(rest.get(0)); // a configuration file comes first
+      rest = rest.subList(1, rest.size());
+    }
     command.addAll(
         List.of(
             "--port", String.valueOf(port),
@@ -121,7 +126,7 @@ final class RedisServer implements AutoCloseable {
             "--protected-mode", "yes",
             "--loglevel", "warning",
             "--dir", System.getProperty("java.io.tmpdir")));
-    command.addAll(extraArgs);
+    command.addAll(rest);
     process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -139,7 +144,8 @@ final class RedisServer implements AutoCloseable {
         throw new IOException("redis-server exited with " + process.exitValue() + " on " + port);
       }
       try {
-        if (command("PING").equals("+PONG")) {
+        String reply = command("PING");
+        if (reply.equals("+PONG") || reply.startsWith("-NOAUTH")) { // up, if password-protected
           return;
         }
       } catch (IOException e) {
