@@ -111,8 +111,10 @@ public final class RedisPubSub implements PubSub {
   private final AtomicInteger subscriptionNumbers = new AtomicInteger();
   private final AtomicInteger pings = new AtomicInteger();
   private final RateLimitedWarning slowWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
-  private final Object lock = new Object(); // channel changes and link replacement
-  private volatile Link link;
+  private final Object lock = new Object(); // channel changes and connection replacement
+  // The two connections, each replaced by a new one when it drops (never revived in place).
+  private volatile Commands commands;
+  private volatile Subscriber subscriber;
   private volatile long serverOutputBufferCuts = -1;
 
   private RedisPubSub(RedisOptions options) {
@@ -124,8 +126,12 @@ public final class RedisPubSub implements PubSub {
     this.control =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-control-"));
     try {
-      this.link = open();
+      this.commands = openCommands();
+      this.subscriber = openSubscriber();
     } catch (RuntimeException e) {
+      if (commands != null) {
+        commands.close();
+      }
       control.shutdownNow();
       delivery.shutdownNow();
       client.shutdownAsync(0, 2, TimeUnit.SECONDS);
@@ -174,7 +180,7 @@ public final class RedisPubSub implements PubSub {
               .retryable(false) // the same message is as large next time
               .build());
     }
-    Link current = link;
+    Commands current = commands;
     if (!current.isUp()) {
       return refuse(topic);
     }
@@ -217,7 +223,7 @@ public final class RedisPubSub implements PubSub {
     RedisSubscription subscription = new RedisSubscription(topic, options, handler);
     synchronized (lock) {
       subscriptions.add(subscription);
-      subscription.attach(link);
+      subscription.attach(subscriber);
     }
     if (closed.get()) { // closed meanwhile: close() may have missed it
       subscription.close();
@@ -229,7 +235,7 @@ public final class RedisPubSub implements PubSub {
   /** The smaller of the configured limit and the server's hard pub/sub output-buffer limit. */
   @Override
   public int maxMessageBytes() {
-    long serverLimit = link.pubsubHardLimit;
+    long serverLimit = commands.pubsubHardLimit;
     return (int)
         (serverLimit > 0
             ? Math.min(options.maxMessageBytes(), serverLimit)
@@ -243,8 +249,11 @@ public final class RedisPubSub implements PubSub {
   }
 
   /**
-   * Runs {@code action} each time the connection drops (before a new one is opened) and when the
-   * transport closes; at once if it is closed already.
+   * Runs {@code action} each time the subscriber connection drops (messages to this transport's
+   * subscriptions, replies to its callers' inboxes among them, may have been lost: a caller fails
+   * its pending calls at once) and when the transport closes; at once if it is closed already. The
+   * other connection, which publishes, dropping alone does not lose anything in flight to this
+   * transport, and only refuses publishes until it is replaced.
    */
   @Override
   public Registration onDisconnect(Runnable action) {
@@ -260,28 +269,22 @@ public final class RedisPubSub implements PubSub {
    * Waits until every subscription change made so far (subscriptions, group registrations, closed
    * subscriptions) is in effect on the server, then for a round trip on both connections.
    *
-   * @throws CallError UNAVAILABLE when the connection is down or this takes longer than {@code
+   * @throws CallError UNAVAILABLE when a connection is down or this takes longer than {@code
    *     timeout}
    */
   public void flush(Duration timeout) {
     long end = System.nanoTime() + timeout.toNanos();
     try {
       for (CompletableFuture<?> change : List.copyOf(changesInFlight)) {
-        change.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+        change.get(left(end), TimeUnit.NANOSECONDS);
       }
-      Link current = link;
-      current
-          .pubsub
+      subscriber
+          .connection
           .async()
           .ping()
           .toCompletableFuture()
-          .get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-      current
-          .commands
-          .async()
-          .ping()
-          .toCompletableFuture()
-          .get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+          .get(left(end), TimeUnit.NANOSECONDS);
+      commands.connection.async().ping().toCompletableFuture().get(left(end), TimeUnit.NANOSECONDS);
     } catch (TimeoutException | ExecutionException | RuntimeException e) {
       throw CallError.of(
           ErrorCode.UNAVAILABLE, "Redis did not answer a flush: " + e.getMessage(), e);
@@ -291,9 +294,13 @@ public final class RedisPubSub implements PubSub {
     }
   }
 
-  /** Whether the connections are up at the moment. */
+  private static long left(long end) {
+    return Math.max(0, end - System.nanoTime());
+  }
+
+  /** Whether both connections are up at the moment. */
   public boolean isConnected() {
-    return !closed.get() && link.isUp();
+    return !closed.get() && commands.isUp() && subscriber.isUp();
   }
 
   /**
@@ -301,9 +308,10 @@ public final class RedisPubSub implements PubSub {
    * {@code <name>.cmd} and {@code <name>.sub}), while connected: for operators and fault tests.
    */
   public Optional<ClientIds> clientIds() {
-    Link current = link;
-    return current.isUp() && !closed.get()
-        ? Optional.of(new ClientIds(current.commandClientId, current.pubsubClientId))
+    Commands c = commands;
+    Subscriber s = subscriber;
+    return c.isUp() && s.isUp() && !closed.get()
+        ? Optional.of(new ClientIds(c.clientId, s.clientId))
         : Optional.empty();
   }
 
@@ -322,16 +330,17 @@ public final class RedisPubSub implements PubSub {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    Link last = link;
+    Commands lastCommands = commands;
+    Subscriber lastSubscriber = subscriber;
     for (RedisSubscription subscription : subscriptions) {
       subscription.mailbox.close();
     }
-    // Best effort, briefly: take this node's group members out so publishers stop choosing them
-    // (they would otherwise learn it from a PUBLISH that reaches nobody).
-    if (last.isUp()) {
+    // Best effort, briefly: take this transport's group members out so publishers stop choosing
+    // them (they would otherwise learn it from a PUBLISH that reaches nobody).
+    if (lastCommands.isUp()) {
       List<CompletableFuture<?>> leaving = new ArrayList<>();
       for (RedisSubscription subscription : subscriptions) {
-        subscription.unregister(last).ifPresent(leaving::add);
+        subscription.unregister(lastCommands).ifPresent(leaving::add);
       }
       try {
         CompletableFuture.allOf(leaving.toArray(CompletableFuture[]::new))
@@ -342,10 +351,12 @@ public final class RedisPubSub implements PubSub {
         LOG.debug("{}: group members not all removed at close", name, e);
       }
     }
-    last.markDown();
+    lastCommands.markDown();
+    lastSubscriber.markDown();
     runDisconnectActions();
     control.shutdownNow();
-    last.close();
+    lastSubscriber.close();
+    lastCommands.close();
     client.shutdownAsync(0, 2, TimeUnit.SECONDS);
     delivery.shutdownNow();
   }
@@ -402,17 +413,20 @@ public final class RedisPubSub implements PubSub {
     return builder.build();
   }
 
-  /** Opens both connections, loads the scripts and reads the server's limits. */
-  private Link open() {
-    int generation = generations.incrementAndGet();
-    String base = options.connectionName().orElse("ops-" + clientId);
-    Link fresh = new Link(generation);
+  private String baseName() {
+    return options.connectionName().orElse("ops-" + clientId);
+  }
+
+  /** Opens the command connection: refuses a Cluster node, loads the scripts, reads limits. */
+  private Commands openCommands() {
+    Commands fresh = new Commands();
     try {
-      fresh.commands = client.connect(ByteArrayCodec.INSTANCE, options.toUri(base + ".cmd"));
-      fresh.commands.addListener(new Watch(fresh));
-      String info = fresh.commands.sync().info("cluster");
+      fresh.connection =
+          client.connect(ByteArrayCodec.INSTANCE, options.toUri(baseName() + ".cmd"));
+      fresh.connection.addListener(new Watch(() -> lostCommands(fresh, "connection closed")));
+      var sync = fresh.connection.sync();
+      String info = sync.info("cluster");
       if (info != null && info.contains("cluster_enabled:1")) {
-        fresh.close();
         throw CallError.of(
             ErrorCode.INVALID_INPUT,
             "Redis at "
@@ -421,15 +435,11 @@ public final class RedisPubSub implements PubSub {
                 + " registry would be spread over the cluster's slots; see docs/redis.md). Use a"
                 + " standalone server or Sentinel.");
       }
-      fresh.commandClientId = fresh.commands.sync().clientId();
-      fresh.publishSha = fresh.commands.sync().scriptLoad(Groups.PUBLISH);
-      fresh.registerSha = fresh.commands.sync().scriptLoad(Groups.REGISTER);
-      fresh.unregisterSha = fresh.commands.sync().scriptLoad(Groups.UNREGISTER);
+      fresh.clientId = sync.clientId();
+      fresh.publishSha = sync.scriptLoad(Groups.PUBLISH);
+      fresh.registerSha = sync.scriptLoad(Groups.REGISTER);
+      fresh.unregisterSha = sync.scriptLoad(Groups.UNREGISTER);
       fresh.pubsubHardLimit = pubsubHardLimit(fresh);
-      fresh.pubsub = client.connectPubSub(ByteArrayCodec.INSTANCE, options.toUri(base + ".sub"));
-      fresh.pubsub.addListener(new Watch(fresh));
-      fresh.pubsubClientId = fresh.pubsub.sync().clientId();
-      fresh.pubsub.addListener(new Receiver(fresh));
       noteOutputBufferCuts(fresh);
       return fresh;
     } catch (CallError e) {
@@ -444,10 +454,29 @@ public final class RedisPubSub implements PubSub {
     }
   }
 
-  /** The hard {@code client-output-buffer-limit} of pub/sub clients, 0 when none or unknown. */
-  private long pubsubHardLimit(Link fresh) {
+  /** Opens the subscriber connection (its subscriptions are attached by the caller). */
+  private Subscriber openSubscriber() {
+    Subscriber fresh = new Subscriber(generations.incrementAndGet());
     try {
-      Map<String, String> config = fresh.commands.sync().configGet("client-output-buffer-limit");
+      fresh.connection =
+          client.connectPubSub(ByteArrayCodec.INSTANCE, options.toUri(baseName() + ".sub"));
+      fresh.connection.addListener(new Watch(() -> lostSubscriber(fresh, "connection closed")));
+      fresh.clientId = fresh.connection.sync().clientId();
+      fresh.connection.addListener(new Receiver(fresh));
+      return fresh;
+    } catch (RuntimeException e) {
+      fresh.close();
+      throw CallError.of(
+          ErrorCode.UNAVAILABLE,
+          "Cannot connect to Redis at " + options.displayUrl() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The hard {@code client-output-buffer-limit} of pub/sub clients, 0 when none or unknown. */
+  private long pubsubHardLimit(Commands fresh) {
+    try {
+      Map<String, String> config = fresh.connection.sync().configGet("client-output-buffer-limit");
       String value = config.getOrDefault("client-output-buffer-limit", "");
       String[] parts = value.trim().split("\\s+");
       for (int i = 0; i + 1 < parts.length; i++) {
@@ -463,12 +492,12 @@ public final class RedisPubSub implements PubSub {
   }
 
   /**
-   * Reads the server's count of clients it cut for their output buffer; a rise since the last
-   * connection is reported: a subscriber of this transport may have been too slow.
+   * Reads the server's count of clients it cut for their output buffer; a rise since the last look
+   * is reported: this transport's subscriber may have been too slow.
    */
-  private void noteOutputBufferCuts(Link fresh) {
+  private void noteOutputBufferCuts(Commands current) {
     try {
-      String stats = fresh.commands.sync().info("stats");
+      String stats = current.connection.sync().info("stats");
       for (String line : stats.split("\r?\n")) {
         if (line.startsWith("client_output_buffer_limit_disconnections:")) {
           long now = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
@@ -478,8 +507,8 @@ public final class RedisPubSub implements PubSub {
             outputBufferCuts.addAndGet(now - before);
             LOG.warn(
                 "{}: Redis cut {} client(s) for exceeding client-output-buffer-limit since this"
-                    + " transport last connected; if its subscriber connection was one, its"
-                    + " subscribers read slower than messages arrive",
+                    + " transport last looked; if its subscriber connection was one, its"
+                    + " subscriptions read slower than their messages arrive",
                 name,
                 now - before);
           }
@@ -490,78 +519,154 @@ public final class RedisPubSub implements PubSub {
     }
   }
 
-  /** The connection {@code source} dropped: tell everyone, then replace it. */
-  private void lost(Link source, String why) {
-    if (closed.get() || source != link || !source.markDown()) {
+  /** The subscriber connection dropped: tell everyone, then replace it. */
+  private void lostSubscriber(Subscriber source, String why) {
+    if (closed.get() || source != subscriber || !source.markDown()) {
       return; // an old connection's late event, or told already
     }
     disconnects.incrementAndGet();
     LOG.warn(
-        "{}: the Redis connection dropped ({}); publishes are refused until it is back", name, why);
+        "{}: the Redis subscriber connection dropped ({}); messages in flight to it are lost",
+        name,
+        why);
     runDisconnectActions();
     schedule(source::close, Duration.ZERO);
-    schedule(() -> reconnect(1), options.reconnectWait());
+    schedule(() -> replaceSubscriber(1), options.reconnectWait());
+    // Was it cut for its output buffer? The server's count says, once the commands can ask.
+    schedule(
+        () -> {
+          Commands current = commands;
+          if (current.isUp()) {
+            noteOutputBufferCuts(current);
+          }
+        },
+        Duration.ZERO);
   }
 
-  private void reconnect(int attempt) {
+  /** The command connection dropped: publishes are refused until it is replaced. */
+  private void lostCommands(Commands source, String why) {
+    if (closed.get() || source != commands || !source.markDown()) {
+      return;
+    }
+    disconnects.incrementAndGet();
+    LOG.warn(
+        "{}: the Redis command connection dropped ({}); publishes are refused until it is back",
+        name,
+        why);
+    schedule(source::close, Duration.ZERO);
+    schedule(() -> replaceCommands(1), options.reconnectWait());
+  }
+
+  private void replaceSubscriber(int attempt) {
     if (closed.get()) {
       return;
     }
-    Link fresh;
+    Subscriber fresh;
     try {
-      fresh = open();
+      fresh = openSubscriber();
     } catch (RuntimeException e) {
-      if (options.maxReconnects() >= 0 && attempt >= options.maxReconnects()) {
-        LOG.error("{}: gave up reconnecting to Redis after {} attempts", name, attempt, e);
-        close();
-      } else {
-        LOG.debug("{}: reconnection attempt {} failed", name, attempt, e);
-        schedule(() -> reconnect(attempt + 1), options.reconnectWait());
-      }
+      retryOrGiveUp(attempt, e, () -> replaceSubscriber(attempt + 1));
       return;
     }
-    Link old;
+    Subscriber old;
     synchronized (lock) {
       if (closed.get()) {
         fresh.close();
         return;
       }
-      old = link;
-      link = fresh;
+      old = subscriber;
+      subscriber = fresh;
       for (RedisSubscription subscription : subscriptions) {
         subscription.attach(fresh);
       }
     }
+    Commands current = commands;
     for (RedisSubscription subscription : subscriptions) {
-      subscription.forgetOldChannel(fresh, old);
+      subscription.forgetChannelOf(old, current);
     }
     reconnects.incrementAndGet();
-    LOG.info("{}: reconnected to Redis with {} subscriptions", name, subscriptions.size());
+    LOG.info("{}: new subscriber connection with {} subscriptions", name, subscriptions.size());
   }
 
-  /** Pings both connections; one that does not answer counts as dropped. Renews registrations. */
-  private void ping() {
-    Link current = link;
-    if (closed.get() || !current.isUp()) {
+  private void replaceCommands(int attempt) {
+    if (closed.get()) {
       return;
     }
-    CompletableFuture<?> a = current.commands.async().ping().toCompletableFuture();
-    CompletableFuture<?> b = current.pubsub.async().ping().toCompletableFuture();
-    CompletableFuture.allOf(a, b)
-        .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .whenCompleteAsync(
-            (ok, failure) -> {
-              if (failure != null) {
-                lost(current, "no answer to a ping: " + rootMessage(failure));
-              }
-            },
-            delivery);
-    // Renew group registrations about five times per lifetime.
+    Commands fresh;
+    try {
+      fresh = openCommands();
+    } catch (RuntimeException e) {
+      retryOrGiveUp(attempt, e, () -> replaceCommands(attempt + 1));
+      return;
+    }
+    synchronized (lock) {
+      if (closed.get()) {
+        fresh.close();
+        return;
+      }
+      commands = fresh;
+    }
+    // The server may be a new one (restarted, or a failover): the group registry may be gone.
+    for (RedisSubscription subscription : subscriptions) {
+      subscription.register(fresh);
+    }
+    reconnects.incrementAndGet();
+    LOG.info("{}: new command connection", name);
+  }
+
+  private void retryOrGiveUp(int attempt, RuntimeException e, Runnable retry) {
+    if (options.maxReconnects() >= 0 && attempt >= options.maxReconnects()) {
+      LOG.error("{}: gave up reconnecting to Redis after {} attempts", name, attempt, e);
+      close();
+    } else {
+      LOG.debug("{}: reconnection attempt {} failed", name, attempt, e);
+      schedule(retry, options.reconnectWait());
+    }
+  }
+
+  /**
+   * Pings both connections; one that does not answer within the command timeout counts as dropped
+   * (a silent network). Renews group registrations about five times per lifetime.
+   */
+  private void ping() {
+    if (closed.get()) {
+      return;
+    }
+    Commands c = commands;
+    Subscriber s = subscriber;
+    if (c.isUp()) {
+      c.connection
+          .async()
+          .ping()
+          .toCompletableFuture()
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure != null) {
+                  lostCommands(c, "no answer to a ping: " + rootMessage(failure));
+                }
+              },
+              delivery);
+    }
+    if (s.isUp()) {
+      s.connection
+          .async()
+          .ping()
+          .toCompletableFuture()
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure != null) {
+                  lostSubscriber(s, "no answer to a ping: " + rootMessage(failure));
+                }
+              },
+              delivery);
+    }
     long renewEvery =
         Math.max(1, REGISTRATION_TTL.toNanos() / 5 / options.pingInterval().toNanos());
-    if (pings.incrementAndGet() % renewEvery == 0) {
+    if (pings.incrementAndGet() % renewEvery == 0 && c.isUp()) {
       for (RedisSubscription subscription : subscriptions) {
-        subscription.register(current);
+        subscription.register(c);
       }
     }
   }
@@ -659,33 +764,18 @@ public final class RedisPubSub implements PubSub {
     };
   }
 
-  /** One pair of connections: commands (publishes, the group registry) and subscriptions. */
-  private final class Link {
-    final int generation;
+  /** The connection that publishes and keeps the group registry. */
+  private static final class Commands {
     final AtomicBoolean down = new AtomicBoolean();
-
-    /** Channels subscribed on this link, and who receives from each. */
-    final Map<String, List<RedisSubscription>> channels = new ConcurrentHashMap<>();
-
-    volatile StatefulRedisConnection<byte[], byte[]> commands;
-    volatile StatefulRedisPubSubConnection<byte[], byte[]> pubsub;
+    volatile StatefulRedisConnection<byte[], byte[]> connection;
     volatile String publishSha;
     volatile String registerSha;
     volatile String unregisterSha;
     volatile long pubsubHardLimit;
-    volatile long commandClientId;
-    volatile long pubsubClientId;
-
-    Link(int generation) {
-      this.generation = generation;
-    }
+    volatile long clientId;
 
     boolean isUp() {
-      return !down.get()
-          && commands != null
-          && pubsub != null
-          && commands.isOpen()
-          && pubsub.isOpen();
+      return !down.get() && connection != null && connection.isOpen();
     }
 
     /** True the first time only. */
@@ -696,7 +786,7 @@ public final class RedisPubSub implements PubSub {
     /** EVALSHA, and EVAL when the server lost the script (SCRIPT FLUSH). */
     CompletableFuture<Long> eval(String sha, String script, byte[][] keys, byte[]... args) {
       CompletableFuture<Long> first =
-          commands
+          connection
               .async()
               .<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args)
               .toCompletableFuture();
@@ -704,7 +794,7 @@ public final class RedisPubSub implements PubSub {
           failure -> {
             Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
             if (cause instanceof RedisNoScriptException) {
-              return commands
+              return connection
                   .async()
                   .<Long>eval(script.getBytes(UTF_8), ScriptOutputType.INTEGER, keys, args)
                   .toCompletableFuture();
@@ -715,28 +805,55 @@ public final class RedisPubSub implements PubSub {
 
     void close() {
       markDown();
-      if (pubsub != null) {
-        pubsub.closeAsync();
-      }
-      if (commands != null) {
-        commands.closeAsync();
+      if (connection != null) {
+        connection.closeAsync();
       }
     }
   }
 
-  /** Tells the transport when either connection of a link closes. */
-  private final class Watch implements RedisConnectionStateListener {
-    private final Link source;
+  /** The connection that receives; a new one gets a new generation (new member channels). */
+  private static final class Subscriber {
+    final int generation;
+    final AtomicBoolean down = new AtomicBoolean();
 
-    Watch(Link source) {
-      this.source = source;
+    /** Channels subscribed on this connection, and who receives from each. */
+    final Map<String, List<RedisSubscription>> channels = new ConcurrentHashMap<>();
+
+    volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
+    volatile long clientId;
+
+    Subscriber(int generation) {
+      this.generation = generation;
+    }
+
+    boolean isUp() {
+      return !down.get() && connection != null && connection.isOpen();
+    }
+
+    boolean markDown() {
+      return down.compareAndSet(false, true);
+    }
+
+    void close() {
+      markDown();
+      if (connection != null) {
+        connection.closeAsync();
+      }
+    }
+  }
+
+  /** Tells the transport when a connection closes (on the event loop: hands over at once). */
+  private final class Watch implements RedisConnectionStateListener {
+    private final Runnable onLost;
+
+    Watch(Runnable onLost) {
+      this.onLost = onLost;
     }
 
     @Override
     public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-      // On the event loop: hand over, since the disconnect actions run callers' code.
       try {
-        control.execute(() -> lost(source, "connection closed"));
+        control.execute(onLost); // the disconnect actions run callers' code
       } catch (RejectedExecutionException closing) {
         // the transport is closing
       }
@@ -745,15 +862,15 @@ public final class RedisPubSub implements PubSub {
 
   /** Hands each message off the event loop into its subscriptions' mailboxes. */
   private final class Receiver extends RedisPubSubAdapter<byte[], byte[]> {
-    private final Link source;
+    private final Subscriber source;
 
-    Receiver(Link source) {
+    Receiver(Subscriber source) {
       this.source = source;
     }
 
     @Override
     public void message(byte[] channel, byte[] message) {
-      if (source != link) {
+      if (source != subscriber) {
         return; // a replaced connection: its subscriptions live on the new one
       }
       List<RedisSubscription> receivers = source.channels.get(new String(channel, UTF_8));
@@ -769,7 +886,8 @@ public final class RedisPubSub implements PubSub {
   /**
    * One subscription. A plain one listens on its topic's channel (shared with this transport's
    * other plain subscriptions of the topic: Redis subscribes a connection once); a queue-group
-   * member listens on a private channel, new on each connection, registered in the group's list.
+   * member listens on a private channel, new on each subscriber connection, registered in the
+   * group's list through the command connection.
    */
   private final class RedisSubscription implements Subscription {
     private final String topic;
@@ -777,8 +895,8 @@ public final class RedisPubSub implements PubSub {
     private final int number = subscriptionNumbers.incrementAndGet();
     private final SerialMailbox mailbox;
     private final AtomicBoolean ended = new AtomicBoolean();
-    private volatile String channel; // on the current link
-    private volatile Link attachedTo;
+    private volatile String channel; // on the current subscriber connection
+    private volatile Subscriber attachedTo;
 
     RedisSubscription(String topic, SubscribeOptions options, Consumer<Message> handler) {
       this.topic = topic;
@@ -787,63 +905,69 @@ public final class RedisPubSub implements PubSub {
           SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
     }
 
+    private String channelOn(Subscriber target) {
+      return group.isPresent()
+          ? Groups.MEMBER_CHANNEL_PREFIX + clientId + "." + target.generation + "." + number
+          : topic;
+    }
+
     /** Subscribes on {@code target} (under the transport's lock). */
-    void attach(Link target) {
+    void attach(Subscriber target) {
       if (ended.get() || attachedTo == target) {
         return;
       }
       attachedTo = target;
-      channel =
-          group.isPresent()
-              ? Groups.MEMBER_CHANNEL_PREFIX + clientId + "." + target.generation + "." + number
-              : topic;
+      channel = channelOn(target);
       List<RedisSubscription> receivers =
           target.channels.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
       boolean first = receivers.isEmpty();
       receivers.add(this);
       if (!first || !target.isUp()) {
-        return; // subscribed already, or the next link subscribes it
+        return; // subscribed already, or the next connection subscribes it
       }
       CompletableFuture<?> change =
-          target.pubsub.async().subscribe(channel.getBytes(UTF_8)).toCompletableFuture();
+          target.connection.async().subscribe(channel.getBytes(UTF_8)).toCompletableFuture();
       if (group.isPresent()) {
         // Registered only once the server delivers to the channel, or a publisher could pick a
         // member that hears nothing yet (and remove it).
-        change = change.thenCompose(ok -> registration(target));
+        change =
+            change.thenCompose(
+                ok -> {
+                  Commands current = commands;
+                  return current.isUp()
+                      ? registration(current)
+                      : CompletableFuture.completedFuture(0L); // a new one registers all
+                });
       }
       track(change);
     }
 
-    /** Removes the member channel of the connection before {@code fresh}, now that it is gone. */
-    void forgetOldChannel(Link fresh, Link old) {
-      if (group.isPresent() && old != null && old != fresh && !ended.get()) {
-        String oldChannel =
-            Groups.MEMBER_CHANNEL_PREFIX + clientId + "." + old.generation + "." + number;
-        track(
-            fresh.eval(
-                fresh.unregisterSha,
-                Groups.UNREGISTER,
-                groupKeys(),
-                group.get().getBytes(UTF_8),
-                oldChannel.getBytes(UTF_8)));
+    /** Takes the member channel of the replaced connection {@code old} out of the group. */
+    void forgetChannelOf(Subscriber old, Commands current) {
+      if (group.isEmpty() || old == null || ended.get() || !current.isUp()) {
+        return;
       }
+      track(
+          current.eval(
+              current.unregisterSha,
+              Groups.UNREGISTER,
+              groupKeys(),
+              group.get().getBytes(UTF_8),
+              channelOn(old).getBytes(UTF_8)));
     }
 
-    /** Renews this member's registration on {@code target}. */
-    void register(Link target) {
-      if (group.isPresent() && !ended.get() && attachedTo == target && target.isUp()) {
-        registration(target)
-            .exceptionally(
-                e -> {
-                  LOG.debug("{}: renewing a group registration failed", name, e);
-                  return null;
-                });
+    /** Registers (again) this member's current channel, if it is a live member. */
+    void register(Commands current) {
+      Subscriber target = attachedTo;
+      if (group.isEmpty() || ended.get() || target == null || !target.isUp()) {
+        return;
       }
+      track(registration(current));
     }
 
-    private CompletableFuture<Long> registration(Link target) {
-      return target.eval(
-          target.registerSha,
+    private CompletableFuture<Long> registration(Commands current) {
+      return current.eval(
+          current.registerSha,
           Groups.REGISTER,
           groupKeys(),
           group.get().getBytes(UTF_8),
@@ -851,14 +975,14 @@ public final class RedisPubSub implements PubSub {
           String.valueOf(REGISTRATION_TTL.toMillis()).getBytes(UTF_8));
     }
 
-    /** Takes this member out of its group's list on {@code target}, if it is a member. */
-    Optional<CompletableFuture<?>> unregister(Link target) {
-      if (group.isEmpty() || attachedTo != target || !target.isUp()) {
+    /** Takes this member out of its group's list, if it is a member. */
+    Optional<CompletableFuture<?>> unregister(Commands current) {
+      if (group.isEmpty() || attachedTo == null || !current.isUp()) {
         return Optional.empty();
       }
       return Optional.of(
-          target.eval(
-              target.unregisterSha,
+          current.eval(
+              current.unregisterSha,
               Groups.UNREGISTER,
               groupKeys(),
               group.get().getBytes(UTF_8),
@@ -878,7 +1002,7 @@ public final class RedisPubSub implements PubSub {
           (ok, failure) -> {
             changesInFlight.remove(change);
             if (failure != null) {
-              // The connection dropped meanwhile: the next one subscribes again.
+              // A connection dropped meanwhile: its replacement subscribes or registers again.
               LOG.debug("{}: a subscription change for {} failed", name, topic, failure);
             }
           });
@@ -915,7 +1039,7 @@ public final class RedisPubSub implements PubSub {
       synchronized (lock) {
         subscriptions.remove(this);
         droppedByClosedSubscriptions.addAndGet(dropped());
-        Link target = attachedTo;
+        Subscriber target = attachedTo;
         if (target == null) {
           return;
         }
@@ -926,20 +1050,24 @@ public final class RedisPubSub implements PubSub {
             target.channels.remove(channel);
           }
         }
-        if (!target.isUp()) {
-          return;
-        }
         CompletableFuture<?> change = CompletableFuture.completedFuture(null);
-        if (group.isPresent()) {
-          change = unregister(target).orElse(change);
+        Commands current = commands;
+        if (group.isPresent() && current.isUp()) {
+          change =
+              current.eval(
+                  current.unregisterSha,
+                  Groups.UNREGISTER,
+                  groupKeys(),
+                  group.get().getBytes(UTF_8),
+                  channel.getBytes(UTF_8));
         }
-        if (receivers == null || receivers.isEmpty()) {
+        if ((receivers == null || receivers.isEmpty()) && target.isUp()) {
           String gone = channel;
           change =
               change.thenCompose(
                   ok ->
                       target
-                          .pubsub
+                          .connection
                           .async()
                           .unsubscribe(gone.getBytes(UTF_8))
                           .toCompletableFuture());
@@ -960,12 +1088,12 @@ public final class RedisPubSub implements PubSub {
   /**
    * What a {@link RedisPubSub} counted since it connected.
    *
-   * @param disconnects times the connection dropped
-   * @param reconnects times new connections replaced dropped ones
+   * @param disconnects times a connection (either of the two) dropped
+   * @param reconnects times a new connection replaced a dropped one
    * @param refusedPublishes publishes refused: the connection was down or closed, or too many
    *     awaited an answer
-   * @param outputBufferCuts clients the server reported cutting for their output buffer limit
-   *     between two connections of this transport (one of them may have been its own subscriber)
+   * @param outputBufferCuts clients the server reported cutting for their output buffer limit while
+   *     this transport's subscriber connection dropped (one of them may have been it)
    * @param droppedMessages messages subscriptions lost because their buffer was full
    */
   public record Stats(
