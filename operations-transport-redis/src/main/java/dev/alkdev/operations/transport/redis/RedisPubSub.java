@@ -11,6 +11,7 @@ import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.transport.redis.internal.Groups;
 import dev.alkdev.operations.transport.redis.internal.RateLimitedWarning;
+import io.lettuce.core.ClientListArgs;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -115,7 +116,9 @@ public final class RedisPubSub implements PubSub {
   // The two connections, each replaced by a new one when it drops (never revived in place).
   private volatile Commands commands;
   private volatile Subscriber subscriber;
-  private volatile long serverOutputBufferCuts = -1;
+  // What the server held for the subscriber connection at the last look (CLIENT LIST omem).
+  private volatile long subscriberBacklog;
+  private final AtomicLong backlogSightings = new AtomicLong();
 
   private RedisPubSub(RedisOptions options) {
     this.options = options;
@@ -128,6 +131,7 @@ public final class RedisPubSub implements PubSub {
     try {
       this.commands = openCommands();
       this.subscriber = openSubscriber();
+      this.subscriber.ready = true; // nothing to restore
     } catch (RuntimeException e) {
       if (commands != null) {
         commands.close();
@@ -181,7 +185,9 @@ public final class RedisPubSub implements PubSub {
               .build());
     }
     Commands current = commands;
-    if (!current.isUp()) {
+    if (!current.isUp() || !subscriber.isReady()) {
+      // Also while the subscriber connection is down or its subscriptions are being restored: a
+      // request published now would have its reply sent to an inbox nobody hears yet.
       return refuse(topic);
     }
     byte[][] keys = {Groups.groupsKey(topic).getBytes(UTF_8)};
@@ -300,7 +306,7 @@ public final class RedisPubSub implements PubSub {
 
   /** Whether both connections are up at the moment. */
   public boolean isConnected() {
-    return !closed.get() && commands.isUp() && subscriber.isUp();
+    return !closed.get() && commands.isUp() && subscriber.isReady();
   }
 
   /**
@@ -322,7 +328,13 @@ public final class RedisPubSub implements PubSub {
       dropped += subscription.dropped();
     }
     return new Stats(
-        disconnects.get(), reconnects.get(), refused.get(), outputBufferCuts.get(), dropped);
+        disconnects.get(),
+        reconnects.get(),
+        refused.get(),
+        subscriberBacklog,
+        backlogSightings.get(),
+        outputBufferCuts.get(),
+        dropped);
   }
 
   @Override
@@ -440,7 +452,6 @@ public final class RedisPubSub implements PubSub {
       fresh.registerSha = sync.scriptLoad(Groups.REGISTER);
       fresh.unregisterSha = sync.scriptLoad(Groups.UNREGISTER);
       fresh.pubsubHardLimit = pubsubHardLimit(fresh);
-      noteOutputBufferCuts(fresh);
       return fresh;
     } catch (CallError e) {
       fresh.close();
@@ -491,56 +502,36 @@ public final class RedisPubSub implements PubSub {
     return 0;
   }
 
-  /**
-   * Reads the server's count of clients it cut for their output buffer; a rise since the last look
-   * is reported: this transport's subscriber may have been too slow.
-   */
-  private void noteOutputBufferCuts(Commands current) {
-    try {
-      String stats = current.connection.sync().info("stats");
-      for (String line : stats.split("\r?\n")) {
-        if (line.startsWith("client_output_buffer_limit_disconnections:")) {
-          long now = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-          long before = serverOutputBufferCuts;
-          serverOutputBufferCuts = now;
-          if (before >= 0 && now > before) {
-            outputBufferCuts.addAndGet(now - before);
-            LOG.warn(
-                "{}: Redis cut {} client(s) for exceeding client-output-buffer-limit since this"
-                    + " transport last looked; if its subscriber connection was one, its"
-                    + " subscriptions read slower than their messages arrive",
-                name,
-                now - before);
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.debug("{}: cannot read INFO stats", name, e);
-    }
-  }
-
   /** The subscriber connection dropped: tell everyone, then replace it. */
   private void lostSubscriber(Subscriber source, String why) {
     if (closed.get() || source != subscriber || !source.markDown()) {
       return; // an old connection's late event, or told already
     }
     disconnects.incrementAndGet();
-    LOG.warn(
-        "{}: the Redis subscriber connection dropped ({}); messages in flight to it are lost",
-        name,
-        why);
+    long backlog = subscriberBacklog;
+    subscriberBacklog = 0;
+    if (backlog > 0) {
+      // A healthy subscriber's backlog on the server is 0 at almost every look: one that was
+      // behind when its connection dropped was most likely cut by client-output-buffer-limit.
+      outputBufferCuts.incrementAndGet();
+      LOG.warn(
+          "{}: the Redis subscriber connection dropped ({}) while the server held {} bytes for it"
+              + " (pub/sub hard limit {}): most likely cut by client-output-buffer-limit, its"
+              + " subscriptions read slower than their messages arrive; messages in flight to it"
+              + " are lost",
+          name,
+          why,
+          backlog,
+          commands.pubsubHardLimit);
+    } else {
+      LOG.warn(
+          "{}: the Redis subscriber connection dropped ({}); messages in flight to it are lost",
+          name,
+          why);
+    }
     runDisconnectActions();
     schedule(source::close, Duration.ZERO);
-    schedule(() -> replaceSubscriber(1), options.reconnectWait());
-    // Was it cut for its output buffer? The server's count says, once the commands can ask.
-    schedule(
-        () -> {
-          Commands current = commands;
-          if (current.isUp()) {
-            noteOutputBufferCuts(current);
-          }
-        },
-        Duration.ZERO);
+    schedule(() -> replaceSubscriber(1), Duration.ZERO); // then every reconnectWait
   }
 
   /** The command connection dropped: publishes are refused until it is replaced. */
@@ -554,11 +545,17 @@ public final class RedisPubSub implements PubSub {
         name,
         why);
     schedule(source::close, Duration.ZERO);
-    schedule(() -> replaceCommands(1), options.reconnectWait());
+    schedule(() -> replaceCommands(1), Duration.ZERO); // then every reconnectWait
   }
 
   private void replaceSubscriber(int attempt) {
     if (closed.get()) {
+      return;
+    }
+    if (!commands.isUp()) {
+      // Subscribed only once it can answer: a node would otherwise take requests whose replies it
+      // cannot publish, and its callers would wait for their deadlines.
+      schedule(() -> replaceSubscriber(attempt), options.reconnectWait());
       return;
     }
     Subscriber fresh;
@@ -576,9 +573,23 @@ public final class RedisPubSub implements PubSub {
       }
       old = subscriber;
       subscriber = fresh;
+      List<CompletableFuture<?>> restoring = new ArrayList<>();
       for (RedisSubscription subscription : subscriptions) {
-        subscription.attach(fresh);
+        subscription.attach(fresh).ifPresent(restoring::add);
       }
+      // Publishes wait for the subscriptions (callers' inboxes among them) to be back.
+      CompletableFuture.allOf(restoring.toArray(CompletableFuture[]::new))
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure == null) {
+                  fresh.ready = true;
+                } else {
+                  lostSubscriber(
+                      fresh, "restoring its subscriptions failed: " + rootMessage(failure));
+                }
+              },
+              control);
     }
     Commands current = commands;
     for (RedisSubscription subscription : subscriptions) {
@@ -662,12 +673,46 @@ public final class RedisPubSub implements PubSub {
               },
               delivery);
     }
+    if (c.isUp() && s.isUp()) {
+      c.connection
+          .async()
+          .clientList(ClientListArgs.Builder.ids(s.clientId))
+          .thenAccept(list -> noteBacklog(s, list));
+    }
     long renewEvery =
         Math.max(1, REGISTRATION_TTL.toNanos() / 5 / options.pingInterval().toNanos());
     if (pings.incrementAndGet() % renewEvery == 0 && c.isUp()) {
       for (RedisSubscription subscription : subscriptions) {
         subscription.register(c);
       }
+    }
+  }
+
+  /** Reads {@code omem} (bytes the server holds for the client) from a CLIENT LIST line. */
+  private void noteBacklog(Subscriber s, String clientList) {
+    if (s != subscriber || clientList == null) {
+      return;
+    }
+    int at = clientList.indexOf(" omem=");
+    if (at < 0) {
+      return;
+    }
+    int end = clientList.indexOf(' ', at + 6);
+    try {
+      long omem =
+          Long.parseLong(clientList.substring(at + 6, end < 0 ? clientList.length() : end).trim());
+      subscriberBacklog = omem;
+      if (omem > 0) {
+        backlogSightings.incrementAndGet();
+        slowWarning.warn(
+            "{}: Redis holds {} bytes for the subscriber connection (pub/sub hard limit {}): its"
+                + " subscriptions read slower than their messages arrive",
+            name,
+            omem,
+            commands.pubsubHardLimit);
+      }
+    } catch (NumberFormatException e) {
+      LOG.debug("{}: unreadable CLIENT LIST line {}", name, clientList);
     }
   }
 
@@ -821,6 +866,7 @@ public final class RedisPubSub implements PubSub {
 
     volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
     volatile long clientId;
+    volatile boolean ready; // its subscriptions are restored
 
     Subscriber(int generation) {
       this.generation = generation;
@@ -828,6 +874,10 @@ public final class RedisPubSub implements PubSub {
 
     boolean isUp() {
       return !down.get() && connection != null && connection.isOpen();
+    }
+
+    boolean isReady() {
+      return ready && isUp();
     }
 
     boolean markDown() {
@@ -911,10 +961,10 @@ public final class RedisPubSub implements PubSub {
           : topic;
     }
 
-    /** Subscribes on {@code target} (under the transport's lock). */
-    void attach(Subscriber target) {
+    /** Subscribes on {@code target} (under the transport's lock); the change, if one was sent. */
+    Optional<CompletableFuture<?>> attach(Subscriber target) {
       if (ended.get() || attachedTo == target) {
-        return;
+        return Optional.empty();
       }
       attachedTo = target;
       channel = channelOn(target);
@@ -923,7 +973,7 @@ public final class RedisPubSub implements PubSub {
       boolean first = receivers.isEmpty();
       receivers.add(this);
       if (!first || !target.isUp()) {
-        return; // subscribed already, or the next connection subscribes it
+        return Optional.empty(); // subscribed already, or the next connection subscribes it
       }
       CompletableFuture<?> change =
           target.connection.async().subscribe(channel.getBytes(UTF_8)).toCompletableFuture();
@@ -940,6 +990,7 @@ public final class RedisPubSub implements PubSub {
                 });
       }
       track(change);
+      return Optional.of(change);
     }
 
     /** Takes the member channel of the replaced connection {@code old} out of the group. */
@@ -1092,14 +1143,19 @@ public final class RedisPubSub implements PubSub {
    * @param reconnects times a new connection replaced a dropped one
    * @param refusedPublishes publishes refused: the connection was down or closed, or too many
    *     awaited an answer
-   * @param outputBufferCuts clients the server reported cutting for their output buffer limit while
-   *     this transport's subscriber connection dropped (one of them may have been it)
+   * @param subscriberBacklog bytes the server held for the subscriber connection at the last look
+   *     (every ping: its {@code omem} in {@code CLIENT LIST}); above 0 it is falling behind
+   * @param backlogSightings pings that found a backlog
+   * @param outputBufferCuts times the subscriber connection dropped while the server held a backlog
+   *     for it: most likely cut by {@code client-output-buffer-limit pubsub}
    * @param droppedMessages messages subscriptions lost because their buffer was full
    */
   public record Stats(
       long disconnects,
       long reconnects,
       long refusedPublishes,
+      long subscriberBacklog,
+      long backlogSightings,
       long outputBufferCuts,
       long droppedMessages) {}
 }

@@ -20,6 +20,8 @@ final class TcpProxy implements AutoCloseable {
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile boolean severed;
+  private volatile int pausedConnection = -1; // the index of the accepted connection held
+  private int accepted;
 
   private TcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -44,6 +46,20 @@ final class TcpProxy implements AutoCloseable {
     sockets.forEach(TcpProxy::closeQuietly);
   }
 
+  /**
+   * Stops relaying what the server sends on the {@code index}-th connection accepted (from 0; a
+   * RedisPubSub opens its command connection, then its subscriber connection): its client reads
+   * nothing more, as a stalled reader would, and the server's buffers for it fill. Until {@link
+   * #resume()}.
+   */
+  void pause(int index) {
+    pausedConnection = index;
+  }
+
+  void resume() {
+    pausedConnection = -1;
+  }
+
   @Override
   public void close() {
     sever();
@@ -63,8 +79,9 @@ final class TcpProxy implements AutoCloseable {
           sever();
           return;
         }
-        pump(client, server);
-        pump(server, client);
+        int index = accepted++;
+        pump(client, server, -1);
+        pump(server, client, index);
       } catch (IOException e) {
         if (severed) {
           return;
@@ -73,7 +90,7 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, int index) {
     Thread thread =
         new Thread(
             () -> {
@@ -81,11 +98,17 @@ final class TcpProxy implements AutoCloseable {
               try (InputStream in = from.getInputStream();
                   OutputStream out = to.getOutputStream()) {
                 int n;
-                while ((n = in.read(buffer)) >= 0) {
+                while (true) {
+                  while (index >= 0 && pausedConnection == index && !severed) {
+                    Thread.sleep(5);
+                  }
+                  if ((n = in.read(buffer)) < 0) {
+                    break;
+                  }
                   out.write(buffer, 0, n);
                   out.flush();
                 }
-              } catch (IOException ended) {
+              } catch (IOException | InterruptedException ended) {
                 // Either side closed: close both below.
               } finally {
                 closeQuietly(from);
