@@ -8,4 +8,7 @@ module dev.alkdev.operations.transport.redis {
   requires org.slf4j;
 
   exports dev.alkdev.operations.transport.redis;
+
+  provides dev.alkdev.operations.pubsub.PubSubFactory with
+      dev.alkdev.operations.transport.redis.internal.RedisPubSubFactory;
 }

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * redis-server} package ({@code scripts/install-deps.sh} installs it); the machine's own Redis
  * service is never used.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
   private static final Path BINARY = locate();
 
   private final int port;
@@ -35,22 +35,22 @@ final class RedisServer implements AutoCloseable {
   /**
    * A server on a free port, answering PING when this returns. Extra args: {@code --name value}.
    */
-  static RedisServer start(String... extraArgs) throws IOException {
+  public static RedisServer start(String... extraArgs) throws IOException {
     RedisServer server = new RedisServer(freePort(), List.of(extraArgs));
     server.launch();
     return server;
   }
 
-  String url() {
+  public String url() {
     return "redis://127.0.0.1:" + port;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** Kills the server at once (SIGKILL): clients see their sockets reset. */
-  synchronized void kill() throws InterruptedException {
+  public synchronized void kill() throws InterruptedException {
     if (process != null) {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
@@ -59,7 +59,7 @@ final class RedisServer implements AutoCloseable {
   }
 
   /** Starts the server again on the same port (empty: nothing was persisted). */
-  synchronized void restart() throws IOException {
+  public synchronized void restart() throws IOException {
     launch();
   }
 
@@ -72,7 +72,7 @@ final class RedisServer implements AutoCloseable {
    * Sends one command (inline, space-separated words without spaces) and returns the raw reply's
    * first line; for setting up and provoking faults from tests.
    */
-  String command(String... words) throws IOException {
+  public String command(String... words) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
       socket.setSoTimeout(5000);
