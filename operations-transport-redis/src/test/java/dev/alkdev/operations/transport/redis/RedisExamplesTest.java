@@ -48,11 +48,8 @@ class RedisExamplesTest {
   void aNodeServesAndACallerCalls() throws Exception {
     String url = server.url();
     // snippet: serve
-    RedisOptions options =
-        RedisOptions.builder(
-                url) // redis://[user:password@]host:6379[/db], rediss://..., redis-sentinel://...
-            .connectionName("billing-node-1")
-            .build();
+    // url: redis://[user:password@]host:6379[/db], rediss://... (TLS), redis-sentinel://...#master
+    RedisOptions options = RedisOptions.builder(url).connectionName("billing-node-1").build();
     try (RedisPubSub redis = RedisPubSub.connect(options);
         OperationRegistry registry = OperationRegistry.create();
         CallHandler node = CallHandler.serve(registry, redis)) {
