@@ -158,11 +158,7 @@ public class RedisCallBenchmark {
     registry.close();
     calling.close();
     serving.close();
-    rawCallerSubscriber.close();
-    rawCallerCommands.close();
-    rawResponderSubscriber.close();
-    rawResponderCommands.close();
-    rawClient.shutdown(0, 2, TimeUnit.SECONDS);
+    rawClient.shutdown(0, 2, TimeUnit.SECONDS); // closes its connections
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
 

@@ -367,8 +367,8 @@ public final class RedisPubSub implements PubSub {
     lastSubscriber.markDown();
     runDisconnectActions();
     control.shutdownNow();
-    lastSubscriber.close();
-    lastCommands.close();
+    // Closes every connection the client still has open (closing them one by one as well would
+    // close them twice).
     client.shutdownAsync(0, 2, TimeUnit.SECONDS);
     delivery.shutdownNow();
   }
@@ -677,7 +677,7 @@ public final class RedisPubSub implements PubSub {
       c.connection
           .async()
           .clientList(ClientListArgs.Builder.ids(s.clientId))
-          .thenAccept(list -> noteBacklog(s, list));
+          .thenAcceptAsync(list -> noteBacklog(s, list), delivery); // it may log
     }
     long renewEvery =
         Math.max(1, REGISTRATION_TTL.toNanos() / 5 / options.pingInterval().toNanos());

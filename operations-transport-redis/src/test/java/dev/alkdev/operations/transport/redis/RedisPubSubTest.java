@@ -32,6 +32,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -417,6 +418,100 @@ class RedisPubSubTest {
           assertThat(inbox.texts(1)).containsExactly("hi");
         }
       }
+    }
+
+    @Test
+    void tlsIsVerifiedAgainstTheTrustedCertificates(@TempDir Path dir) throws Exception {
+      Assumptions.assumeTrue(
+          Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl makes the test certificates");
+      openssl(
+          dir,
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          "ca.key",
+          "-out",
+          "ca.crt",
+          "-days",
+          "2",
+          "-subj",
+          "/CN=ops-test-ca");
+      openssl(
+          dir,
+          "req",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          "server.key",
+          "-out",
+          "server.csr",
+          "-subj",
+          "/CN=localhost");
+      Files.writeString(dir.resolve("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+      openssl(
+          dir,
+          "x509",
+          "-req",
+          "-in",
+          "server.csr",
+          "-CA",
+          "ca.crt",
+          "-CAkey",
+          "ca.key",
+          "-CAcreateserial",
+          "-out",
+          "server.crt",
+          "-days",
+          "2",
+          "-extfile",
+          "ext.cnf");
+      int tlsPort = RedisServer.freePort();
+      try (RedisServer tls =
+          RedisServer.start(
+              "--tls-port", String.valueOf(tlsPort),
+              "--tls-cert-file", dir.resolve("server.crt").toString(),
+              "--tls-key-file", dir.resolve("server.key").toString(),
+              "--tls-ca-cert-file", dir.resolve("ca.crt").toString(),
+              "--tls-auth-clients", "no")) {
+        String url = "rediss://127.0.0.1:" + tlsPort;
+        RedisPubSub secure =
+            closing(
+                RedisPubSub.connect(
+                    RedisOptions.builder(url).trustedCertificates(dir.resolve("ca.crt")).build()));
+        RedisPubSub plain = connect(tls.url());
+        Inbox inbox = new Inbox();
+        plain.subscribe("over.tls", SubscribeOptions.defaults(), inbox);
+        plain.flush(WAIT);
+        assertThat(secure.publish("over.tls", bytes("sealed")).get(5, TimeUnit.SECONDS))
+            .isEqualTo(1);
+        assertThat(inbox.texts(1)).containsExactly("sealed");
+
+        assertThatThrownBy(
+                () ->
+                    RedisPubSub.connect(
+                        RedisOptions.builder(url).connectTimeout(Duration.ofSeconds(2)).build()))
+            .as("the JDK's trust store does not know the test CA")
+            .isInstanceOfSatisfying(
+                CallError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+      }
+    }
+
+    private void openssl(Path dir, String... args) throws Exception {
+      List<String> command = new ArrayList<>();
+      command.add("/usr/bin/openssl");
+      command.addAll(List.of(args));
+      Process p =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("openssl " + args[0]).isZero();
     }
 
     @Test
