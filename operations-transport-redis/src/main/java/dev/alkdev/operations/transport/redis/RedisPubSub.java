@@ -118,6 +118,7 @@ public final class RedisPubSub implements PubSub {
   private volatile Subscriber subscriber;
   // What the server held for the subscriber connection at the last look (CLIENT LIST omem).
   private volatile long subscriberBacklog;
+  private volatile Thread controlThread;
   private final AtomicLong backlogSightings = new AtomicLong();
 
   private RedisPubSub(RedisOptions options) {
@@ -126,8 +127,14 @@ public final class RedisPubSub implements PubSub {
     this.client = RedisClient.create(resources());
     this.client.setOptions(clientOptions(options));
     this.delivery = Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-"));
+    ThreadFactory controlThreads = daemonThreads("ops-" + name + "-control-");
     this.control =
-        Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-control-"));
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = controlThreads.newThread(r);
+              controlThread = t;
+              return t;
+            });
     try {
       this.commands = openCommands();
       this.subscriber = openSubscriber();
@@ -367,6 +374,15 @@ public final class RedisPubSub implements PubSub {
     lastSubscriber.markDown();
     runDisconnectActions();
     control.shutdownNow();
+    if (Thread.currentThread() != controlThread) {
+      // A connection attempt under way finishes first (it sees the transport closed and closes
+      // what it opened), rather than failing half-way on an event loop shut down under it.
+      try {
+        control.awaitTermination(options.connectTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     // Closes every connection the client still has open (closing them one by one as well would
     // close them twice).
     client.shutdownAsync(0, 2, TimeUnit.SECONDS);
