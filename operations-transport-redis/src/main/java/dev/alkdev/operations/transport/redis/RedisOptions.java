@@ -122,10 +122,6 @@ public final class RedisOptions {
     return uri;
   }
 
-  boolean isSentinel() {
-    return !parse(url).getSentinels().isEmpty();
-  }
-
   private static RedisURI parse(String url) {
     String scheme = url.contains("://") ? url.substring(0, url.indexOf("://")) : "";
     if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-sentinel")) {
