@@ -132,7 +132,13 @@ public final class RedisServer implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
-    awaitAccepting();
+    try {
+      awaitAccepting();
+    } catch (IOException | RuntimeException e) {
+      process.destroyForcibly(); // never left running behind a failed start
+      process = null;
+      throw e;
+    }
   }
 
   /** Waits (5 s at most) until the server answers PING. */
