@@ -215,7 +215,9 @@ class RedisFaultTest {
   void aSubscriberCutForItsOutputBufferIsReportedItsCallsFailAtOnceAndItComesBack()
       throws Exception {
     try (RedisServer server =
-            RedisServer.start("--client-output-buffer-limit", "pubsub 8mb 256kb 1");
+            // No hard limit: the soft one (over 256 KiB for 1 s) cuts, so the caller's pings
+            // (every 100 ms) see the backlog before the cut however loaded the machine is.
+            RedisServer.start("--client-output-buffer-limit", "pubsub 0 256kb 1");
         TcpProxy proxy = TcpProxy.to(server.port())) {
       CountDownLatch release = new CountDownLatch(1);
       try (RedisPubSub node = RedisPubSub.connect(options(server.url()));
@@ -259,8 +261,8 @@ class RedisFaultTest {
             // so the caller's pings see the backlog grow before the server cuts the connection.
             Thread.sleep(caller.stats().backlogSightings() == 0 ? 1 : 20);
             assertThat(System.nanoTime() - start)
-                .as("cut within 15 s")
-                .isLessThan(TimeUnit.SECONDS.toNanos(15));
+                .as("cut within 30 s")
+                .isLessThan(TimeUnit.SECONDS.toNanos(30));
           }
           for (CompletableFuture<ResponseEnvelope<JsonNode>> call : pending) {
             assertThat(failure(call).code())
