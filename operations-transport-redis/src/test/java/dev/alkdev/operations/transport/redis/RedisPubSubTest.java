@@ -421,6 +421,64 @@ class RedisPubSubTest {
     }
 
     @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void afterASentinelFailoverTheTransportFollowsTheNewMaster(@TempDir Path dir) throws Exception {
+      try (RedisServer master = RedisServer.start()) {
+        try (RedisServer replica =
+            RedisServer.start("--replicaof", "127.0.0.1", String.valueOf(master.port()))) {
+          Path config = dir.resolve("sentinel.conf");
+          Files.writeString(
+              config,
+              "sentinel monitor ops-master 127.0.0.1 "
+                  + master.port()
+                  + " 1\nsentinel down-after-milliseconds ops-master 1000\n"
+                  + "sentinel failover-timeout ops-master 10000\n");
+          try (RedisServer sentinel = RedisServer.start(config.toString(), "--sentinel")) {
+            eventually(
+                "the sentinel knows the replica",
+                () -> {
+                  try {
+                    return sentinel.command("SENTINEL", "REPLICAS", "ops-master").startsWith("*1");
+                  } catch (java.io.IOException e) {
+                    return false;
+                  }
+                });
+            String url = "redis-sentinel://127.0.0.1:" + sentinel.port() + "#ops-master";
+            RedisPubSub publisher = connect(url);
+            RedisPubSub subscriber = connect(url);
+            Inbox inbox = new Inbox();
+            subscriber.subscribe("follows", SubscribeOptions.defaults(), inbox);
+            subscriber.flush(WAIT);
+            assertThat(publisher.publish("follows", bytes("before")).get(5, TimeUnit.SECONDS))
+                .isEqualTo(1);
+
+            master.kill(); // the sentinel promotes the replica after a second of silence
+
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int receivers = 0;
+            while (receivers != 1 && System.nanoTime() - end < 0) {
+              Thread.sleep(200);
+              if (publisher.isConnected() && subscriber.isConnected()) {
+                try {
+                  receivers = publisher.publish("follows", bytes("after")).get(5, TimeUnit.SECONDS);
+                } catch (ExecutionException notYet) {
+                  receivers = 0;
+                }
+              }
+            }
+            assertThat(receivers).as("published through the new master").isEqualTo(1);
+            assertThat(replica.command("INFO", "replication"))
+                .as("the replica was promoted")
+                .contains("role:master");
+            List<String> got = inbox.texts(2);
+            assertThat(got.get(0)).isEqualTo("before");
+            assertThat(got.get(1)).isEqualTo("after");
+          }
+        }
+      }
+    }
+
+    @Test
     void tlsIsVerifiedAgainstTheTrustedCertificates(@TempDir Path dir) throws Exception {
       Assumptions.assumeTrue(
           Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl makes the test certificates");
