@@ -45,6 +45,12 @@ if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; t
   apt_install nats-server
 fi
 
+# redis-server: the Redis transport's tests start their own servers (the binary from Debian's
+# package; they do not use the system service, which the package may start: it is left alone).
+if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
+  apt_install redis-server
+fi
+
 # Warm the npm cache with the pinned reference MCP server, so the tests do not download it
 # under their own timeouts. A failure here is not fatal: those tests then say why they skip.
 if [ -f scripts/install-mcp-reference.sh ]; then
@@ -54,4 +60,5 @@ fi
 log "java: $(java -version 2>&1 | head -n 1)"
 log "maven: $(mvn -v 2>/dev/null | head -n 1)"
 log "nats-server: $( (command -v nats-server >/dev/null 2>&1 && nats-server --version) || (/usr/sbin/nats-server --version 2>/dev/null) || echo missing)"
+log "redis-server: $( (command -v redis-server >/dev/null 2>&1 && redis-server --version) || echo missing)"
 log "node: $(node --version 2>/dev/null || echo missing), npm: $(npm --version 2>/dev/null || echo missing)"

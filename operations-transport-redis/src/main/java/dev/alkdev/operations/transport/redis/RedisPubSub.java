@@ -1,0 +1,1177 @@
+package dev.alkdev.operations.transport.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.pubsub.Message;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.SerialMailbox;
+import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.transport.redis.internal.Groups;
+import dev.alkdev.operations.transport.redis.internal.RateLimitedWarning;
+import io.lettuce.core.ClientListArgs;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link PubSub} transport on Redis pub/sub: two connections to one Redis server (or the master
+ * Sentinel names), through Lettuce.
+ *
+ * <ul>
+ *   <li>Topics are Redis channels unchanged. Topics starting with {@code _ops.} are refused (the
+ *       transport's own channels).
+ *   <li>Redis has no queue groups: every subscriber of a channel gets every message. A queue-group
+ *       subscription listens on a private channel registered in the server, and every publish runs
+ *       one script that publishes to the topic and to one live member of each group, so a message
+ *       reaches exactly one member of a group (docs/redis.md, decisions D28 and D29).
+ *   <li>{@link #publish} completes with the receivers Redis counted: subscribed connections, plus
+ *       one per group reached. 0 means nobody listens, and a call to an operation nobody serves
+ *       fails with NO_RESPONDERS within a round trip.
+ *   <li>Messages are handed off Lettuce's event loop into each subscription's bounded {@link
+ *       SerialMailbox}; a full mailbox drops and counts (the publisher, on another connection,
+ *       cannot be told). Nothing runs on the event loop: handlers and publish completions run on
+ *       the transport's own threads.
+ *   <li>While disconnected, publishes fail at once with UNAVAILABLE: Lettuce's reconnection (which
+ *       would replay queued and in-flight commands after its caller gave up) is off; a dropped
+ *       connection is replaced by a new one, every subscription made again on it, and the {@link
+ *       #onDisconnect} actions run at once.
+ *   <li>{@link #maxMessageBytes()} is the smaller of the configured limit and the server's hard
+ *       {@code client-output-buffer-limit pubsub}, since one larger message would cut every
+ *       subscriber.
+ *   <li>Payload identities are not trusted ({@link #trustsPayloadIdentity()} is false).
+ * </ul>
+ */
+public final class RedisPubSub implements PubSub {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisPubSub.class);
+  private static final Duration WARNING_INTERVAL = Duration.ofSeconds(10);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  /** Group registrations live this long unless renewed (every few pings). */
+  static final Duration REGISTRATION_TTL = Duration.ofSeconds(60);
+
+  private static final Object RESOURCES_LOCK = new Object();
+  private static ClientResources sharedResources;
+
+  private final RedisOptions options;
+  private final String name;
+  private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+  private final RedisClient client;
+  private final ExecutorService delivery;
+  private final ScheduledExecutorService control;
+  private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
+  private final Set<RedisSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+  private final Set<CompletableFuture<?>> changesInFlight = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong disconnects = new AtomicLong();
+  private final AtomicLong reconnects = new AtomicLong();
+  private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong outputBufferCuts = new AtomicLong();
+  private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
+  private final AtomicInteger generations = new AtomicInteger();
+  private final AtomicInteger subscriptionNumbers = new AtomicInteger();
+  private final AtomicInteger pings = new AtomicInteger();
+  private final RateLimitedWarning slowWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
+  private final Object lock = new Object(); // channel changes and connection replacement
+  // The two connections, each replaced by a new one when it drops (never revived in place).
+  private volatile Commands commands;
+  private volatile Subscriber subscriber;
+  // What the server held for the subscriber connection at the last look (CLIENT LIST omem).
+  private volatile long subscriberBacklog;
+  private volatile Thread controlThread;
+  private final AtomicLong backlogSightings = new AtomicLong();
+
+  private RedisPubSub(RedisOptions options) {
+    this.options = options;
+    this.name = options.connectionName().orElse("ops") + "-" + INSTANCES.incrementAndGet();
+    this.client = RedisClient.create(resources());
+    this.client.setOptions(clientOptions(options));
+    this.delivery = Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-"));
+    ThreadFactory controlThreads = daemonThreads("ops-" + name + "-control-");
+    this.control =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = controlThreads.newThread(r);
+              controlThread = t;
+              return t;
+            });
+    try {
+      this.commands = openCommands();
+      this.subscriber = openSubscriber();
+      this.subscriber.ready = true; // nothing to restore
+    } catch (RuntimeException e) {
+      if (commands != null) {
+        commands.close();
+      }
+      control.shutdownNow();
+      delivery.shutdownNow();
+      client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+      throw e;
+    }
+    long every = options.pingInterval().toNanos();
+    control.scheduleWithFixedDelay(this::ping, every, every, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Connects to the server {@code options} names (through Sentinel for a {@code redis-sentinel://}
+   * URL).
+   *
+   * @throws CallError UNAVAILABLE when the server cannot be reached or refuses the credentials
+   *     within the connect timeout; INVALID_INPUT when the server is a Redis Cluster node (not
+   *     supported: docs/redis.md)
+   */
+  public static RedisPubSub connect(RedisOptions options) {
+    Objects.requireNonNull(options, "options");
+    return new RedisPubSub(options);
+  }
+
+  // ------------------------------------------------------------------ PubSub
+
+  @Override
+  public CompletableFuture<Integer> publish(String topic, byte[] payload) {
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(payload, "payload");
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(closedError());
+    }
+    Optional<String> problem = topicProblem(topic);
+    if (problem.isPresent()) {
+      return CompletableFuture.failedFuture(
+          CallError.of(ErrorCode.INVALID_INPUT, "Topic \"" + topic + "\": " + problem.get()));
+    }
+    int limit = maxMessageBytes();
+    if (payload.length > limit) {
+      return CompletableFuture.failedFuture(
+          CallError.builder(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "Message of "
+                      + payload.length
+                      + " bytes is larger than the transport's limit of "
+                      + limit)
+              .retryable(false) // the same message is as large next time
+              .build());
+    }
+    Commands current = commands;
+    if (!current.isUp() || !subscriber.isReady()) {
+      // Also while the subscriber connection is down or its subscriptions are being restored: a
+      // request published now would have its reply sent to an inbox nobody hears yet.
+      return refuse(topic);
+    }
+    byte[][] keys = {Groups.groupsKey(topic).getBytes(UTF_8)};
+    byte[] channel = topic.getBytes(UTF_8);
+    CompletableFuture<Long> sent =
+        current.eval(current.publishSha, Groups.PUBLISH, keys, channel, payload);
+    // Completed off the event loop: whoever waits on a publish must never run on it.
+    return sent.handleAsync(
+        (count, failure) -> {
+          if (failure != null) {
+            throw publishFailure(topic, failure);
+          }
+          return count.intValue();
+        },
+        delivery);
+  }
+
+  @Override
+  public Subscription subscribe(String topic, SubscribeOptions options, Consumer<Message> handler) {
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(handler, "handler");
+    if (closed.get()) {
+      throw closedError();
+    }
+    topicProblem(topic)
+        .ifPresent(
+            p -> {
+              throw new IllegalArgumentException("Topic \"" + topic + "\": " + p);
+            });
+    options
+        .queueGroup()
+        .ifPresent(
+            g -> {
+              if (g.isEmpty()) {
+                throw new IllegalArgumentException("A queue group name may not be empty");
+              }
+            });
+    RedisSubscription subscription = new RedisSubscription(topic, options, handler);
+    synchronized (lock) {
+      subscriptions.add(subscription);
+      subscription.attach(subscriber);
+    }
+    if (closed.get()) { // closed meanwhile: close() may have missed it
+      subscription.close();
+      throw closedError();
+    }
+    return subscription;
+  }
+
+  /** The smaller of the configured limit and the server's hard pub/sub output-buffer limit. */
+  @Override
+  public int maxMessageBytes() {
+    long serverLimit = commands.pubsubHardLimit;
+    return (int)
+        (serverLimit > 0
+            ? Math.min(options.maxMessageBytes(), serverLimit)
+            : options.maxMessageBytes());
+  }
+
+  /** False: any client of the Redis server could write any identity into a payload. */
+  @Override
+  public boolean trustsPayloadIdentity() {
+    return false;
+  }
+
+  /**
+   * Runs {@code action} each time the subscriber connection drops (messages to this transport's
+   * subscriptions, replies to its callers' inboxes among them, may have been lost: a caller fails
+   * its pending calls at once) and when the transport closes; at once if it is closed already. The
+   * other connection, which publishes, dropping alone does not lose anything in flight to this
+   * transport, and only refuses publishes until it is replaced.
+   */
+  @Override
+  public Registration onDisconnect(Runnable action) {
+    Objects.requireNonNull(action, "action");
+    disconnectActions.add(action);
+    if (closed.get() && disconnectActions.remove(action)) {
+      runSafely(action);
+    }
+    return () -> disconnectActions.remove(action);
+  }
+
+  /**
+   * Waits until every subscription change made so far (subscriptions, group registrations, closed
+   * subscriptions) is in effect on the server, then for a round trip on both connections.
+   *
+   * @throws CallError UNAVAILABLE when a connection is down or this takes longer than {@code
+   *     timeout}
+   */
+  public void flush(Duration timeout) {
+    long end = System.nanoTime() + timeout.toNanos();
+    try {
+      for (CompletableFuture<?> change : List.copyOf(changesInFlight)) {
+        change.get(left(end), TimeUnit.NANOSECONDS);
+      }
+      subscriber
+          .connection
+          .async()
+          .ping()
+          .toCompletableFuture()
+          .get(left(end), TimeUnit.NANOSECONDS);
+      commands.connection.async().ping().toCompletableFuture().get(left(end), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException | RuntimeException e) {
+      throw CallError.of(
+          ErrorCode.UNAVAILABLE, "Redis did not answer a flush: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CallError.of(ErrorCode.UNAVAILABLE, "Interrupted while flushing", e);
+    }
+  }
+
+  private static long left(long end) {
+    return Math.max(0, end - System.nanoTime());
+  }
+
+  /** Whether both connections are up at the moment. */
+  public boolean isConnected() {
+    return !closed.get() && commands.isUp() && subscriber.isReady();
+  }
+
+  /**
+   * The server's client ids of this transport's two connections ({@code CLIENT LIST} names them
+   * {@code <name>.cmd} and {@code <name>.sub}), while connected: for operators and fault tests.
+   */
+  public Optional<ClientIds> clientIds() {
+    Commands c = commands;
+    Subscriber s = subscriber;
+    return c.isUp() && s.isUp() && !closed.get()
+        ? Optional.of(new ClientIds(c.clientId, s.clientId))
+        : Optional.empty();
+  }
+
+  /** The counters of this transport since it connected. */
+  public Stats stats() {
+    long dropped = droppedByClosedSubscriptions.get();
+    for (RedisSubscription subscription : subscriptions) {
+      dropped += subscription.dropped();
+    }
+    return new Stats(
+        disconnects.get(),
+        reconnects.get(),
+        refused.get(),
+        subscriberBacklog,
+        backlogSightings.get(),
+        outputBufferCuts.get(),
+        dropped);
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    Commands lastCommands = commands;
+    Subscriber lastSubscriber = subscriber;
+    for (RedisSubscription subscription : subscriptions) {
+      subscription.mailbox.close();
+    }
+    // Best effort, briefly: take this transport's group members out so publishers stop choosing
+    // them (they would otherwise learn it from a PUBLISH that reaches nobody).
+    if (lastCommands.isUp()) {
+      List<CompletableFuture<?>> leaving = new ArrayList<>();
+      for (RedisSubscription subscription : subscriptions) {
+        subscription.unregister(lastCommands).ifPresent(leaving::add);
+      }
+      try {
+        CompletableFuture.allOf(leaving.toArray(CompletableFuture[]::new))
+            .get(Math.min(500, options.commandTimeout().toMillis()), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.debug("{}: group members not all removed at close", name, e);
+      }
+    }
+    lastCommands.markDown();
+    lastSubscriber.markDown();
+    runDisconnectActions();
+    control.shutdownNow();
+    if (Thread.currentThread() != controlThread) {
+      // A connection attempt under way finishes first (it sees the transport closed and closes
+      // what it opened), rather than failing half-way on an event loop shut down under it.
+      try {
+        control.awaitTermination(options.connectTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    // Closes every connection the client still has open (closing them one by one as well would
+    // close them twice).
+    client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+    delivery.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "RedisPubSub["
+        + name
+        + ", "
+        + options.displayUrl()
+        + (isConnected() ? "" : ", down")
+        + "]";
+  }
+
+  // ------------------------------------------------------------------ the connections
+
+  private static ClientResources resources() {
+    synchronized (RESOURCES_LOCK) {
+      // One set of event loops for every transport in the JVM, as Lettuce recommends; its threads
+      // are daemons, and a transport's close never shuts them down.
+      if (sharedResources == null) {
+        sharedResources =
+            DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .build();
+      }
+      return sharedResources;
+    }
+  }
+
+  private static ClientOptions clientOptions(RedisOptions options) {
+    ClientOptions.Builder builder =
+        ClientOptions.builder()
+            // Lettuce's own reconnection replays queued and in-flight commands once reconnected,
+            // delivering requests whose callers were told UNAVAILABLE meanwhile. Off: a dropped
+            // connection is replaced (open), never revived, and nothing is queued while down.
+            .autoReconnect(false)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .requestQueueSize(options.maxPendingCommands())
+            .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
+            .socketOptions(
+                SocketOptions.builder()
+                    .connectTimeout(options.connectTimeout())
+                    .keepAlive(true)
+                    .tcpNoDelay(true)
+                    .build());
+    options
+        .trustedCertificates()
+        .ifPresent(
+            pem ->
+                builder.sslOptions(
+                    SslOptions.builder().jdkSslProvider().trustManager(pem.toFile()).build()));
+    return builder.build();
+  }
+
+  private String baseName() {
+    return options.connectionName().orElse("ops-" + clientId);
+  }
+
+  /** Opens the command connection: refuses a Cluster node, loads the scripts, reads limits. */
+  private Commands openCommands() {
+    Commands fresh = new Commands();
+    try {
+      fresh.connection =
+          client.connect(ByteArrayCodec.INSTANCE, options.toUri(baseName() + ".cmd"));
+      fresh.connection.addListener(new Watch(() -> lostCommands(fresh, "connection closed")));
+      var sync = fresh.connection.sync();
+      String info = sync.info("cluster");
+      if (info != null && info.contains("cluster_enabled:1")) {
+        throw CallError.of(
+            ErrorCode.INVALID_INPUT,
+            "Redis at "
+                + options.displayUrl()
+                + " is a Redis Cluster node: not supported (pub/sub messages and the queue-group"
+                + " registry would be spread over the cluster's slots; see docs/redis.md). Use a"
+                + " standalone server or Sentinel.");
+      }
+      fresh.clientId = sync.clientId();
+      fresh.publishSha = sync.scriptLoad(Groups.PUBLISH);
+      fresh.registerSha = sync.scriptLoad(Groups.REGISTER);
+      fresh.unregisterSha = sync.scriptLoad(Groups.UNREGISTER);
+      fresh.pubsubHardLimit = pubsubHardLimit(fresh);
+      return fresh;
+    } catch (CallError e) {
+      fresh.close();
+      throw e;
+    } catch (RuntimeException e) {
+      fresh.close();
+      throw CallError.of(
+          ErrorCode.UNAVAILABLE,
+          "Cannot connect to Redis at " + options.displayUrl() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** Opens the subscriber connection (its subscriptions are attached by the caller). */
+  private Subscriber openSubscriber() {
+    Subscriber fresh = new Subscriber(generations.incrementAndGet());
+    try {
+      fresh.connection =
+          client.connectPubSub(ByteArrayCodec.INSTANCE, options.toUri(baseName() + ".sub"));
+      fresh.connection.addListener(new Watch(() -> lostSubscriber(fresh, "connection closed")));
+      fresh.clientId = fresh.connection.sync().clientId();
+      fresh.connection.addListener(new Receiver(fresh));
+      return fresh;
+    } catch (RuntimeException e) {
+      fresh.close();
+      throw CallError.of(
+          ErrorCode.UNAVAILABLE,
+          "Cannot connect to Redis at " + options.displayUrl() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The hard {@code client-output-buffer-limit} of pub/sub clients, 0 when none or unknown. */
+  private long pubsubHardLimit(Commands fresh) {
+    try {
+      Map<String, String> config = fresh.connection.sync().configGet("client-output-buffer-limit");
+      String value = config.getOrDefault("client-output-buffer-limit", "");
+      String[] parts = value.trim().split("\\s+");
+      for (int i = 0; i + 1 < parts.length; i++) {
+        if (parts[i].equals("pubsub")) {
+          return Long.parseLong(parts[i + 1]);
+        }
+      }
+    } catch (RuntimeException e) {
+      // CONFIG may be renamed or denied by an ACL: keep the configured limit.
+      LOG.debug("{}: cannot read client-output-buffer-limit", name, e);
+    }
+    return 0;
+  }
+
+  /** The subscriber connection dropped: tell everyone, then replace it. */
+  private void lostSubscriber(Subscriber source, String why) {
+    if (closed.get() || source != subscriber || !source.markDown()) {
+      return; // an old connection's late event, or told already
+    }
+    disconnects.incrementAndGet();
+    long backlog = subscriberBacklog;
+    subscriberBacklog = 0;
+    if (backlog > 0) {
+      // A healthy subscriber's backlog on the server is 0 at almost every look: one that was
+      // behind when its connection dropped was most likely cut by client-output-buffer-limit.
+      outputBufferCuts.incrementAndGet();
+      LOG.warn(
+          "{}: the Redis subscriber connection dropped ({}) while the server held {} bytes for it"
+              + " (pub/sub hard limit {}): most likely cut by client-output-buffer-limit, its"
+              + " subscriptions read slower than their messages arrive; messages in flight to it"
+              + " are lost",
+          name,
+          why,
+          backlog,
+          commands.pubsubHardLimit);
+    } else {
+      LOG.warn(
+          "{}: the Redis subscriber connection dropped ({}); messages in flight to it are lost",
+          name,
+          why);
+    }
+    runDisconnectActions();
+    schedule(source::close, Duration.ZERO);
+    schedule(() -> replaceSubscriber(1), Duration.ZERO); // then every reconnectWait
+  }
+
+  /** The command connection dropped: publishes are refused until it is replaced. */
+  private void lostCommands(Commands source, String why) {
+    if (closed.get() || source != commands || !source.markDown()) {
+      return;
+    }
+    disconnects.incrementAndGet();
+    LOG.warn(
+        "{}: the Redis command connection dropped ({}); publishes are refused until it is back",
+        name,
+        why);
+    schedule(source::close, Duration.ZERO);
+    schedule(() -> replaceCommands(1), Duration.ZERO); // then every reconnectWait
+  }
+
+  private void replaceSubscriber(int attempt) {
+    if (closed.get()) {
+      return;
+    }
+    if (!commands.isUp()) {
+      // Subscribed only once it can answer: a node would otherwise take requests whose replies it
+      // cannot publish, and its callers would wait for their deadlines.
+      schedule(() -> replaceSubscriber(attempt), options.reconnectWait());
+      return;
+    }
+    Subscriber fresh;
+    try {
+      fresh = openSubscriber();
+    } catch (RuntimeException e) {
+      retryOrGiveUp(attempt, e, () -> replaceSubscriber(attempt + 1));
+      return;
+    }
+    Subscriber old;
+    synchronized (lock) {
+      if (closed.get()) {
+        fresh.close();
+        return;
+      }
+      old = subscriber;
+      subscriber = fresh;
+      List<CompletableFuture<?>> restoring = new ArrayList<>();
+      for (RedisSubscription subscription : subscriptions) {
+        subscription.attach(fresh).ifPresent(restoring::add);
+      }
+      // Publishes wait for the subscriptions (callers' inboxes among them) to be back.
+      CompletableFuture.allOf(restoring.toArray(CompletableFuture[]::new))
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure == null) {
+                  fresh.ready = true;
+                } else {
+                  lostSubscriber(
+                      fresh, "restoring its subscriptions failed: " + rootMessage(failure));
+                }
+              },
+              control);
+    }
+    Commands current = commands;
+    for (RedisSubscription subscription : subscriptions) {
+      subscription.forgetChannelOf(old, current);
+    }
+    reconnects.incrementAndGet();
+    LOG.info("{}: new subscriber connection with {} subscriptions", name, subscriptions.size());
+  }
+
+  private void replaceCommands(int attempt) {
+    if (closed.get()) {
+      return;
+    }
+    Commands fresh;
+    try {
+      fresh = openCommands();
+    } catch (RuntimeException e) {
+      retryOrGiveUp(attempt, e, () -> replaceCommands(attempt + 1));
+      return;
+    }
+    synchronized (lock) {
+      if (closed.get()) {
+        fresh.close();
+        return;
+      }
+      commands = fresh;
+    }
+    // The server may be a new one (restarted, or a failover): the group registry may be gone.
+    for (RedisSubscription subscription : subscriptions) {
+      subscription.register(fresh);
+    }
+    reconnects.incrementAndGet();
+    LOG.info("{}: new command connection", name);
+  }
+
+  private void retryOrGiveUp(int attempt, RuntimeException e, Runnable retry) {
+    if (options.maxReconnects() >= 0 && attempt >= options.maxReconnects()) {
+      LOG.error("{}: gave up reconnecting to Redis after {} attempts", name, attempt, e);
+      close();
+    } else {
+      LOG.debug("{}: reconnection attempt {} failed", name, attempt, e);
+      schedule(retry, options.reconnectWait());
+    }
+  }
+
+  /**
+   * Pings both connections; one that does not answer within the command timeout counts as dropped
+   * (a silent network). Renews group registrations about five times per lifetime.
+   */
+  private void ping() {
+    if (closed.get()) {
+      return;
+    }
+    Commands c = commands;
+    Subscriber s = subscriber;
+    if (c.isUp()) {
+      c.connection
+          .async()
+          .ping()
+          .toCompletableFuture()
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure != null) {
+                  lostCommands(c, "no answer to a ping: " + rootMessage(failure));
+                }
+              },
+              delivery);
+    }
+    if (s.isUp()) {
+      s.connection
+          .async()
+          .ping()
+          .toCompletableFuture()
+          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .whenCompleteAsync(
+              (ok, failure) -> {
+                if (failure != null) {
+                  lostSubscriber(s, "no answer to a ping: " + rootMessage(failure));
+                }
+              },
+              delivery);
+    }
+    if (c.isUp() && s.isUp()) {
+      c.connection
+          .async()
+          .clientList(ClientListArgs.Builder.ids(s.clientId))
+          .thenAcceptAsync(list -> noteBacklog(s, list), delivery); // it may log
+    }
+    long renewEvery =
+        Math.max(1, REGISTRATION_TTL.toNanos() / 5 / options.pingInterval().toNanos());
+    if (pings.incrementAndGet() % renewEvery == 0 && c.isUp()) {
+      for (RedisSubscription subscription : subscriptions) {
+        subscription.register(c);
+      }
+    }
+  }
+
+  /** Reads {@code omem} (bytes the server holds for the client) from a CLIENT LIST line. */
+  private void noteBacklog(Subscriber s, String clientList) {
+    if (s != subscriber || clientList == null) {
+      return;
+    }
+    int at = clientList.indexOf(" omem=");
+    if (at < 0) {
+      return;
+    }
+    int end = clientList.indexOf(' ', at + 6);
+    try {
+      long omem =
+          Long.parseLong(clientList.substring(at + 6, end < 0 ? clientList.length() : end).trim());
+      subscriberBacklog = omem;
+      if (omem > 0) {
+        backlogSightings.incrementAndGet();
+        slowWarning.warn(
+            "{}: Redis holds {} bytes for the subscriber connection (pub/sub hard limit {}): its"
+                + " subscriptions read slower than their messages arrive",
+            name,
+            omem,
+            commands.pubsubHardLimit);
+      }
+    } catch (NumberFormatException e) {
+      LOG.debug("{}: unreadable CLIENT LIST line {}", name, clientList);
+    }
+  }
+
+  private void schedule(Runnable task, Duration delay) {
+    try {
+      control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closing) {
+      // closed meanwhile: nothing to reconnect
+    }
+  }
+
+  private void runDisconnectActions() {
+    for (Runnable action : disconnectActions) {
+      runSafely(action);
+    }
+  }
+
+  private void runSafely(Runnable action) {
+    try {
+      action.run();
+    } catch (RuntimeException e) {
+      LOG.error("{}: a disconnect action failed", name, e);
+    }
+  }
+
+  private CompletableFuture<Integer> refuse(String topic) {
+    refused.incrementAndGet();
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(closedError());
+    }
+    return CompletableFuture.failedFuture(
+        CallError.of(
+            ErrorCode.UNAVAILABLE,
+            "The Redis connection is down; not publishing to " + topic + " (nothing is buffered)"));
+  }
+
+  private CallError publishFailure(String topic, Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof CallError error) {
+      return error;
+    }
+    String message = String.valueOf(cause.getMessage());
+    if (message.contains("Request queue size exceeded")) {
+      refused.incrementAndGet();
+      return CallError.of(
+          ErrorCode.RESOURCE_EXHAUSTED,
+          "Too many publishes await Redis's answer (maxPendingCommands "
+              + options.maxPendingCommands()
+              + "); not publishing to "
+              + topic,
+          cause);
+    }
+    if (closed.get()) {
+      return closedError();
+    }
+    return CallError.of(
+        ErrorCode.UNAVAILABLE,
+        "Publishing to " + topic + " failed (outcome unknown): " + message,
+        cause);
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+  }
+
+  private CallError closedError() {
+    return CallError.of(ErrorCode.UNAVAILABLE, "The Redis transport is closed");
+  }
+
+  /** Why {@code topic} cannot be a channel here, if it cannot. */
+  private static Optional<String> topicProblem(String topic) {
+    if (topic.isEmpty()) {
+      return Optional.of("a topic may not be empty");
+    }
+    if (topic.startsWith("_ops.")) {
+      return Optional.of("topics starting with _ops. are the Redis transport's own channels");
+    }
+    return Optional.empty();
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** The connection that publishes and keeps the group registry. */
+  private static final class Commands {
+    final AtomicBoolean down = new AtomicBoolean();
+    volatile StatefulRedisConnection<byte[], byte[]> connection;
+    volatile String publishSha;
+    volatile String registerSha;
+    volatile String unregisterSha;
+    volatile long pubsubHardLimit;
+    volatile long clientId;
+
+    boolean isUp() {
+      return !down.get() && connection != null && connection.isOpen();
+    }
+
+    /** True the first time only. */
+    boolean markDown() {
+      return down.compareAndSet(false, true);
+    }
+
+    /** EVALSHA, and EVAL when the server lost the script (SCRIPT FLUSH). */
+    CompletableFuture<Long> eval(String sha, String script, byte[][] keys, byte[]... args) {
+      CompletableFuture<Long> first =
+          connection
+              .async()
+              .<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args)
+              .toCompletableFuture();
+      return first.exceptionallyCompose(
+          failure -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            if (cause instanceof RedisNoScriptException) {
+              return connection
+                  .async()
+                  .<Long>eval(script.getBytes(UTF_8), ScriptOutputType.INTEGER, keys, args)
+                  .toCompletableFuture();
+            }
+            return CompletableFuture.failedFuture(failure);
+          });
+    }
+
+    void close() {
+      markDown();
+      if (connection != null) {
+        connection.closeAsync();
+      }
+    }
+  }
+
+  /** The connection that receives; a new one gets a new generation (new member channels). */
+  private static final class Subscriber {
+    final int generation;
+    final AtomicBoolean down = new AtomicBoolean();
+
+    /** Channels subscribed on this connection, and who receives from each. */
+    final Map<String, List<RedisSubscription>> channels = new ConcurrentHashMap<>();
+
+    volatile StatefulRedisPubSubConnection<byte[], byte[]> connection;
+    volatile long clientId;
+    volatile boolean ready; // its subscriptions are restored
+
+    Subscriber(int generation) {
+      this.generation = generation;
+    }
+
+    boolean isUp() {
+      return !down.get() && connection != null && connection.isOpen();
+    }
+
+    boolean isReady() {
+      return ready && isUp();
+    }
+
+    boolean markDown() {
+      return down.compareAndSet(false, true);
+    }
+
+    void close() {
+      markDown();
+      if (connection != null) {
+        connection.closeAsync();
+      }
+    }
+  }
+
+  /** Tells the transport when a connection closes (on the event loop: hands over at once). */
+  private final class Watch implements RedisConnectionStateListener {
+    private final Runnable onLost;
+
+    Watch(Runnable onLost) {
+      this.onLost = onLost;
+    }
+
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+      try {
+        control.execute(onLost); // the disconnect actions run callers' code
+      } catch (RejectedExecutionException closing) {
+        // the transport is closing
+      }
+    }
+  }
+
+  /** Hands each message off the event loop into its subscriptions' mailboxes. */
+  private final class Receiver extends RedisPubSubAdapter<byte[], byte[]> {
+    private final Subscriber source;
+
+    Receiver(Subscriber source) {
+      this.source = source;
+    }
+
+    @Override
+    public void message(byte[] channel, byte[] message) {
+      if (source != subscriber) {
+        return; // a replaced connection: its subscriptions live on the new one
+      }
+      List<RedisSubscription> receivers = source.channels.get(new String(channel, UTF_8));
+      if (receivers == null) {
+        return;
+      }
+      for (RedisSubscription receiver : receivers) {
+        receiver.offer(message == null ? new byte[0] : message);
+      }
+    }
+  }
+
+  /**
+   * One subscription. A plain one listens on its topic's channel (shared with this transport's
+   * other plain subscriptions of the topic: Redis subscribes a connection once); a queue-group
+   * member listens on a private channel, new on each subscriber connection, registered in the
+   * group's list through the command connection.
+   */
+  private final class RedisSubscription implements Subscription {
+    private final String topic;
+    private final Optional<String> group;
+    private final int number = subscriptionNumbers.incrementAndGet();
+    private final SerialMailbox mailbox;
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile String channel; // on the current subscriber connection
+    private volatile Subscriber attachedTo;
+
+    RedisSubscription(String topic, SubscribeOptions options, Consumer<Message> handler) {
+      this.topic = topic;
+      this.group = options.queueGroup();
+      this.mailbox =
+          SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
+    }
+
+    private String channelOn(Subscriber target) {
+      return group.isPresent()
+          ? Groups.MEMBER_CHANNEL_PREFIX + clientId + "." + target.generation + "." + number
+          : topic;
+    }
+
+    /** Subscribes on {@code target} (under the transport's lock); the change, if one was sent. */
+    Optional<CompletableFuture<?>> attach(Subscriber target) {
+      if (ended.get() || attachedTo == target) {
+        return Optional.empty();
+      }
+      attachedTo = target;
+      channel = channelOn(target);
+      List<RedisSubscription> receivers =
+          target.channels.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
+      boolean first = receivers.isEmpty();
+      receivers.add(this);
+      if (!first || !target.isUp()) {
+        return Optional.empty(); // subscribed already, or the next connection subscribes it
+      }
+      CompletableFuture<?> change =
+          target.connection.async().subscribe(channel.getBytes(UTF_8)).toCompletableFuture();
+      if (group.isPresent()) {
+        // Registered only once the server delivers to the channel, or a publisher could pick a
+        // member that hears nothing yet (and remove it).
+        change =
+            change.thenCompose(
+                ok -> {
+                  Commands current = commands;
+                  return current.isUp()
+                      ? registration(current)
+                      : CompletableFuture.completedFuture(0L); // a new one registers all
+                });
+      }
+      track(change);
+      return Optional.of(change);
+    }
+
+    /** Takes the member channel of the replaced connection {@code old} out of the group. */
+    void forgetChannelOf(Subscriber old, Commands current) {
+      if (group.isEmpty() || old == null || ended.get() || !current.isUp()) {
+        return;
+      }
+      track(
+          current.eval(
+              current.unregisterSha,
+              Groups.UNREGISTER,
+              groupKeys(),
+              group.get().getBytes(UTF_8),
+              channelOn(old).getBytes(UTF_8)));
+    }
+
+    /** Registers (again) this member's current channel, if it is a live member. */
+    void register(Commands current) {
+      Subscriber target = attachedTo;
+      if (group.isEmpty() || ended.get() || target == null || !target.isUp()) {
+        return;
+      }
+      track(registration(current));
+    }
+
+    private CompletableFuture<Long> registration(Commands current) {
+      return current.eval(
+          current.registerSha,
+          Groups.REGISTER,
+          groupKeys(),
+          group.get().getBytes(UTF_8),
+          channel.getBytes(UTF_8),
+          String.valueOf(REGISTRATION_TTL.toMillis()).getBytes(UTF_8));
+    }
+
+    /** Takes this member out of its group's list, if it is a member. */
+    Optional<CompletableFuture<?>> unregister(Commands current) {
+      if (group.isEmpty() || attachedTo == null || !current.isUp()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          current.eval(
+              current.unregisterSha,
+              Groups.UNREGISTER,
+              groupKeys(),
+              group.get().getBytes(UTF_8),
+              channel.getBytes(UTF_8)));
+    }
+
+    private byte[][] groupKeys() {
+      return new byte[][] {
+        Groups.groupsKey(topic).getBytes(UTF_8),
+        Groups.membersKey(group.get(), topic).getBytes(UTF_8)
+      };
+    }
+
+    private void track(CompletableFuture<?> change) {
+      changesInFlight.add(change);
+      change.whenComplete(
+          (ok, failure) -> {
+            changesInFlight.remove(change);
+            if (failure != null) {
+              // A connection dropped meanwhile: its replacement subscribes or registers again.
+              LOG.debug("{}: a subscription change for {} failed", name, topic, failure);
+            }
+          });
+    }
+
+    void offer(byte[] payload) {
+      SerialMailbox.Outcome outcome = mailbox.offer(new Message(topic, payload, Optional.empty()));
+      if (outcome == SerialMailbox.Outcome.DROPPED || outcome == SerialMailbox.Outcome.REJECTED) {
+        slowWarning.warn(
+            "{}: a subscriber of {} is slower than its messages: its buffer is full, dropped {}"
+                + " so far",
+            name,
+            topic,
+            dropped());
+      }
+    }
+
+    @Override
+    public String topic() {
+      return topic;
+    }
+
+    @Override
+    public long dropped() {
+      return mailbox.dropped() + mailbox.rejected();
+    }
+
+    @Override
+    public void close() {
+      if (!ended.compareAndSet(false, true)) {
+        return;
+      }
+      mailbox.close();
+      synchronized (lock) {
+        subscriptions.remove(this);
+        droppedByClosedSubscriptions.addAndGet(dropped());
+        Subscriber target = attachedTo;
+        if (target == null) {
+          return;
+        }
+        List<RedisSubscription> receivers = target.channels.get(channel);
+        if (receivers != null) {
+          receivers.remove(this);
+          if (receivers.isEmpty()) {
+            target.channels.remove(channel);
+          }
+        }
+        CompletableFuture<?> change = CompletableFuture.completedFuture(null);
+        Commands current = commands;
+        if (group.isPresent() && current.isUp()) {
+          change =
+              current.eval(
+                  current.unregisterSha,
+                  Groups.UNREGISTER,
+                  groupKeys(),
+                  group.get().getBytes(UTF_8),
+                  channel.getBytes(UTF_8));
+        }
+        if ((receivers == null || receivers.isEmpty()) && target.isUp()) {
+          String gone = channel;
+          change =
+              change.thenCompose(
+                  ok ->
+                      target
+                          .connection
+                          .async()
+                          .unsubscribe(gone.getBytes(UTF_8))
+                          .toCompletableFuture());
+        }
+        track(change);
+      }
+    }
+  }
+
+  /**
+   * The server's ids of a transport's connections ({@code CLIENT KILL ID <id>} cuts one).
+   *
+   * @param commands the connection that publishes and keeps the group registry
+   * @param subscriber the connection that receives
+   */
+  public record ClientIds(long commands, long subscriber) {}
+
+  /**
+   * What a {@link RedisPubSub} counted since it connected.
+   *
+   * @param disconnects times a connection (either of the two) dropped
+   * @param reconnects times a new connection replaced a dropped one
+   * @param refusedPublishes publishes refused: the connection was down or closed, or too many
+   *     awaited an answer
+   * @param subscriberBacklog bytes the server held for the subscriber connection at the last look
+   *     (every ping: its {@code omem} in {@code CLIENT LIST}); above 0 it is falling behind
+   * @param backlogSightings pings that found a backlog
+   * @param outputBufferCuts times the subscriber connection dropped while the server held a backlog
+   *     for it: most likely cut by {@code client-output-buffer-limit pubsub}
+   * @param droppedMessages messages subscriptions lost because their buffer was full
+   */
+  public record Stats(
+      long disconnects,
+      long reconnects,
+      long refusedPublishes,
+      long subscriberBacklog,
+      long backlogSightings,
+      long outputBufferCuts,
+      long droppedMessages) {}
+}

@@ -1,0 +1,84 @@
+package dev.alkdev.operations.transport.redis.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+/**
+ * Queue groups on a server that has none: where their members are registered, and the scripts that
+ * register them and publish to one member of each group, atomically (docs/redis.md).
+ *
+ * <p>For a topic {@code T}: the set {@code _ops:qg:T} holds the names of the groups subscribed to
+ * it, and for each group {@code G} the list {@code _ops:qm:<bytes of G>:G:T} holds its members'
+ * private channels (the group's byte length keeps any two (group, topic) pairs apart whatever
+ * characters they contain). A member's channel is {@code _ops.q.<client>.<connection>.<n>}: new for
+ * every connection, so a half-open old connection can never receive a second copy.
+ */
+public final class Groups {
+  /** Channels of group members start with this; topics may not. */
+  public static final String MEMBER_CHANNEL_PREFIX = "_ops.q.";
+
+  private Groups() {}
+
+  public static String groupsKey(String topic) {
+    return "_ops:qg:" + topic;
+  }
+
+  public static String membersKey(String group, String topic) {
+    return "_ops:qm:" + group.getBytes(UTF_8).length + ":" + group + ":" + topic;
+  }
+
+  /**
+   * KEYS[1] the topic's groups set; ARGV[1] the topic, ARGV[2] the payload. PUBLISHes to the topic
+   * (every plain subscriber), then to one member of each group: the members are taken in turn
+   * (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH returned 0:
+   * its connection is gone) is removed and the next one tried. Returns the plain subscribers plus
+   * the groups reached. Atomic: two publishers can never pick two members for one message.
+   */
+  public static final String PUBLISH =
+      """
+      local count = redis.call('PUBLISH', ARGV[1], ARGV[2])
+      local groups = redis.call('SMEMBERS', KEYS[1])
+      for _, group in ipairs(groups) do
+        local key = '_ops:qm:' .. string.len(group) .. ':' .. group .. ':' .. ARGV[1]
+        local tries = redis.call('LLEN', key)
+        for i = 1, tries do
+          local member = redis.call('RPOPLPUSH', key, key)
+          if not member then break end
+          if redis.call('PUBLISH', member, ARGV[2]) > 0 then
+            count = count + 1
+            break
+          end
+          redis.call('LREM', key, 0, member)
+        end
+        if redis.call('LLEN', key) == 0 then
+          redis.call('SREM', KEYS[1], group)
+        end
+      end
+      return count
+      """;
+
+  /**
+   * KEYS[1] groups set, KEYS[2] members list; ARGV[1] group, ARGV[2] member channel, ARGV[3] time
+   * to live in ms. Adds the member once, and renews both keys' lifetime (members renew
+   * periodically, so a registry nobody renews disappears).
+   */
+  public static final String REGISTER =
+      """
+      redis.call('SADD', KEYS[1], ARGV[1])
+      if not redis.call('LPOS', KEYS[2], ARGV[2]) then
+        redis.call('LPUSH', KEYS[2], ARGV[2])
+      end
+      redis.call('PEXPIRE', KEYS[1], ARGV[3])
+      redis.call('PEXPIRE', KEYS[2], ARGV[3])
+      return 1
+      """;
+
+  /** KEYS[1] groups set, KEYS[2] members list; ARGV[1] group, ARGV[2] member channel. */
+  public static final String UNREGISTER =
+      """
+      redis.call('LREM', KEYS[2], 0, ARGV[2])
+      if redis.call('LLEN', KEYS[2]) == 0 then
+        redis.call('SREM', KEYS[1], ARGV[1])
+      end
+      return 1
+      """;
+}

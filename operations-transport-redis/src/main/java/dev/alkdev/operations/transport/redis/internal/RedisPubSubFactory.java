@@ -1,0 +1,41 @@
+package dev.alkdev.operations.transport.redis.internal;
+
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.PubSubFactory;
+import dev.alkdev.operations.transport.redis.RedisOptions;
+import dev.alkdev.operations.transport.redis.RedisPubSub;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The {@code redis} kind for hosts such as {@code ops --redis URL}: one {@code redis://}, {@code
+ * rediss://} or {@code redis-sentinel://} URL (a password may be in it, as Lettuce reads it), and
+ * credentials from the environment, so none is written on a command line: {@code REDIS_PASSWORD}
+ * (with {@code REDIS_USERNAME} for an ACL user), and {@code REDIS_CA_CERT} (a PEM file of
+ * certificates to trust for {@code rediss://}).
+ */
+public final class RedisPubSubFactory implements PubSubFactory {
+
+  @Override
+  public Optional<PubSub> connect(Target target) {
+    if (!target.kind().equals("redis")) {
+      return Optional.empty();
+    }
+    RedisOptions.Builder options =
+        RedisOptions.builder(target.url().trim()).connectTimeout(target.connectTimeout());
+    Optional<String> user = target.variable("REDIS_USERNAME");
+    Optional<String> password = target.variable("REDIS_PASSWORD");
+    if (user.isPresent() && password.isEmpty()) {
+      throw new IllegalArgumentException("REDIS_USERNAME needs REDIS_PASSWORD as well");
+    }
+    if (password.isPresent()) {
+      if (user.isPresent()) {
+        options.credentials(user.get(), password.get().toCharArray());
+      } else {
+        options.password(password.get().toCharArray());
+      }
+    }
+    target.variable("REDIS_CA_CERT").ifPresent(file -> options.trustedCertificates(Path.of(file)));
+    return Optional.of(RedisPubSub.connect(options.build()));
+  }
+}
