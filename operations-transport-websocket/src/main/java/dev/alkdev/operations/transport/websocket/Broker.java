@@ -36,6 +36,20 @@ final class Broker {
       this.peekIdentity = from == null;
     }
 
+    /**
+     * Who sent it: the spoke's authenticated identity; for the hub's own requests, the identity its
+     * code wrote (the hub's code is trusted); otherwise nobody in particular.
+     */
+    Optional<Identity> sender() {
+      if (from != null) {
+        return identity;
+      }
+      if (HubConnection.isRequestTopic(topic)) {
+        return Optional.ofNullable(peek().identity);
+      }
+      return Optional.empty();
+    }
+
     Peek peek() {
       if (peek == null) {
         peek = Peek.of(payload, peekIdentity);

@@ -253,7 +253,7 @@ final class HubConnection implements Endpoint.Events {
     if (delivery.from != null) {
       from = delivery.from.identityJson;
     } else {
-      from = delivery.identity.map(WebSocketHub::identityJson).orElse("-");
+      from = delivery.sender().map(WebSocketHub::identityJson).orElse("-");
     }
     return send(Frames.of("MSG " + sid + " " + topic + " " + from, delivery.payload))
         ? Outcome.ACCEPTED

@@ -347,17 +347,6 @@ public final class WebSocketHub implements AutoCloseable {
     }
   }
 
-  /** The identity a hub-local subscriber sees on a message. */
-  private static Optional<Identity> identityFor(Broker.Delivery delivery) {
-    if (delivery.from != null) {
-      return delivery.identity;
-    }
-    if (HubConnection.isRequestTopic(delivery.topic)) {
-      return Optional.ofNullable(delivery.peek().identity);
-    }
-    return Optional.empty();
-  }
-
   // ------------------------------------------------------------------ the hub's own side
 
   /** The hub's own code on the bus: subscriptions in the broker, publishes relayed to spokes. */
@@ -465,8 +454,7 @@ public final class WebSocketHub implements AutoCloseable {
             new Broker.Sub(
                 topic,
                 subscribeOptions.queueGroup().orElse(null),
-                delivery ->
-                    mailbox.offer(new Message(topic, delivery.payload, identityFor(delivery))));
+                delivery -> mailbox.offer(new Message(topic, delivery.payload, delivery.sender())));
       }
 
       @Override
