@@ -22,4 +22,7 @@ module dev.alkdev.operations.transport.websocket {
   // Not API: Jetty calls the connection listener reflectively.
   exports dev.alkdev.operations.transport.websocket.internal to
       org.eclipse.jetty.websocket.common;
+
+  provides dev.alkdev.operations.pubsub.PubSubFactory with
+      dev.alkdev.operations.transport.websocket.internal.WebSocketPubSubFactory;
 }
