@@ -157,15 +157,21 @@ public final class WebSocketHub implements AutoCloseable {
     long ping = options.pingInterval.toMillis();
     timer.scheduleWithFixedDelay(this::ping, ping, ping, TimeUnit.MILLISECONDS);
     this.path = builder.path;
-    this.node =
-        builder.served == null
-            ? null
-            : ServingNode.builder(builder.served, local)
-                .heartbeatInterval(builder.heartbeatInterval)
-                .start();
+    this.node = builder.served == null ? null : startNode(builder);
   }
 
   private final String path;
+
+  private ServingNode startNode(Builder builder) {
+    ServingNode.Builder node =
+        ServingNode.builder(builder.served, local)
+            .heartbeatInterval(builder.heartbeatInterval)
+            .drainTimeout(builder.drainTimeout);
+    if (builder.nodeId != null) {
+      node.nodeId(builder.nodeId);
+    }
+    return node.start();
+  }
 
   public static Builder builder() {
     return new Builder();
@@ -526,6 +532,8 @@ public final class WebSocketHub implements AutoCloseable {
     private int maxConnections = 1024;
     private OperationServer served;
     private Duration heartbeatInterval = ServingNode.DEFAULT_HEARTBEAT_INTERVAL;
+    private Duration drainTimeout = ServingNode.DEFAULT_DRAIN_TIMEOUT;
+    private String nodeId;
 
     private Builder() {}
 
@@ -651,6 +659,21 @@ public final class WebSocketHub implements AutoCloseable {
     /** The heartbeat of the hub's discovery node (2 s by default). */
     public Builder heartbeatInterval(Duration interval) {
       this.heartbeatInterval = positive(interval, "heartbeatInterval");
+      return this;
+    }
+
+    /**
+     * How long the hub's node lets running calls finish when the hub closes (10 s by default); the
+     * rest are cancelled and their callers hear UNAVAILABLE.
+     */
+    public Builder drainTimeout(Duration timeout) {
+      this.drainTimeout = Objects.requireNonNull(timeout, "drainTimeout");
+      return this;
+    }
+
+    /** The id of the hub's discovery node (default: 32 random hex digits). */
+    public Builder nodeId(String nodeId) {
+      this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
       return this;
     }
 
