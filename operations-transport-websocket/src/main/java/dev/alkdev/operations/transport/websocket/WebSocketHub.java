@@ -14,6 +14,7 @@ import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
+import dev.alkdev.operations.transport.websocket.internal.InlineFirst;
 import dev.alkdev.operations.transport.websocket.internal.RateLimitedWarning;
 import java.net.URI;
 import java.time.Duration;
@@ -98,6 +99,8 @@ public final class WebSocketHub implements AutoCloseable {
   private final Server jetty;
   private final ServerConnector connector;
   private final ForkJoinPool deliveries;
+  // The hub's own subscribers (its CallHandler, node, catalogs) start on the reader's thread.
+  private final InlineFirst inlineFirst;
   private final ScheduledThreadPoolExecutor timer;
   private final LocalPort local = new LocalPort();
   private final ServingNode node;
@@ -112,6 +115,7 @@ public final class WebSocketHub implements AutoCloseable {
             ForkJoinPool.defaultForkJoinWorkerThreadFactory,
             null,
             true);
+    this.inlineFirst = new InlineFirst(deliveries);
     this.timer =
         new ScheduledThreadPoolExecutor(
             1,
@@ -455,7 +459,11 @@ public final class WebSocketHub implements AutoCloseable {
         this.topic = topic;
         this.mailbox =
             SerialMailbox.create(
-                subscribeOptions.bufferSize(), subscribeOptions.overflow(), deliveries, handler);
+                subscribeOptions.bufferSize(),
+                subscribeOptions.overflow(),
+                deliveries,
+                inlineFirst,
+                handler);
         this.entry =
             new Broker.Sub(
                 topic,

@@ -761,6 +761,7 @@ public final class WebSocketSpoke implements PubSub {
       this.sid = sid;
       this.topic = topic;
       this.options = options;
+      // Never on the reader's thread: a handler that waits would stop the whole connection.
       this.mailbox =
           SerialMailbox.create(options.bufferSize(), options.overflow(), deliveries, handler);
     }

@@ -200,12 +200,13 @@ class WebSocketHostileTest {
         PendingRequestMap calls = PendingRequestMap.create(alice);
         WebSocketSpoke mallory = spoke(hub)) {
       CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
       registry.register(
           OperationSpec.builder("slow", "answer").build(),
           Handler.blocking(
               (in, ctx) -> {
                 started.countDown();
-                Thread.sleep(300);
+                release.await(10, TimeUnit.SECONDS);
                 return 42;
               }));
       server.flush(WAIT);
@@ -221,9 +222,24 @@ class WebSocketHostileTest {
                   ProtocolTopics.CONTROL,
                   CallEvents.encode(new CallEvent.Aborted(requestId, Optional.of("mine now")))));
       assertThat(refused.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
+      release.countDown();
       assertThat(call.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isNotNull();
+      WebSocketHubTest.Waits.eventually(
+          "the call is forgotten", () -> hub.stats().openCalls() == 0);
       // A request naming a request id alice has in flight is refused too.
-      CompletableFuture<?> second = calls.call("slow.answer", null);
+      CountDownLatch secondStarted = new CountDownLatch(1);
+      CountDownLatch secondRelease = new CountDownLatch(1);
+      registry.register(
+          OperationSpec.builder("slow", "second").build(),
+          Handler.blocking(
+              (in, ctx) -> {
+                secondStarted.countDown();
+                secondRelease.await(10, TimeUnit.SECONDS);
+                return 43;
+              }));
+      server.flush(WAIT);
+      CompletableFuture<?> second = calls.call("slow.second", null);
+      assertThat(secondStarted.await(10, TimeUnit.SECONDS)).isTrue();
       String inFlight = hub.rules.callers.keySet().iterator().next();
       try (PendingRequestMap malloryCalls = PendingRequestMap.create(mallory)) {
         mallory.flush(WAIT);
@@ -241,6 +257,7 @@ class WebSocketHostileTest {
         CallError reused = failure(mallory.publish(ProtocolTopics.request("slow.answer"), request));
         assertThat(reused.code()).isEqualTo(ErrorCode.INVALID_INPUT);
       }
+      secondRelease.countDown();
       second.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
