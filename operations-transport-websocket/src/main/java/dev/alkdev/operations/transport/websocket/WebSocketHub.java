@@ -201,7 +201,9 @@ public final class WebSocketHub implements AutoCloseable {
    * The hub's own side of the bus, for its own code: a {@code CallHandler}, {@code ServingNode},
    * {@code RemoteCatalog} or {@code PendingRequestMap} on it reaches every spoke. Requests its
    * callers send carry the identity they wrote (the hub's code is trusted); spokes' messages carry
-   * the identity their connection authenticated as ({@link Message#identity()}).
+   * the identity their connection authenticated as ({@link Message#identity()}). As in-process, an
+   * idle subscription's handler starts on the thread that relays the message (the sending spoke's
+   * reader), so it must not block: a handler that waits holds up that spoke's connection.
    */
   public PubSub pubsub() {
     return local;
