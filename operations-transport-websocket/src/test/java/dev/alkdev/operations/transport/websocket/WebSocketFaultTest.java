@@ -7,6 +7,8 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.discovery.RemoteCatalog;
+import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import java.net.ServerSocket;
@@ -93,6 +95,50 @@ class WebSocketFaultTest {
       }
       assertThat(server.stats().reconnects()).isEqualTo(3);
       assertThat(caller.stats().disconnects()).isEqualTo(3);
+    } finally {
+      hub.close();
+    }
+  }
+
+  @Test
+  void afterAHubRestartASpokesNodeIsFoundAndCalledThroughDiscoveryAgain() throws Exception {
+    int port;
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort();
+    }
+    WebSocketHub hub = hubOn(port);
+    URI uri = hub.uri();
+    try (WebSocketSpoke nodeSide = spoke(uri);
+        OperationRegistry registry = OperationRegistry.create();
+        ServingNode node =
+            ServingNode.builder(registry, nodeSide)
+                .heartbeatInterval(Duration.ofMillis(200))
+                .start();
+        WebSocketSpoke callerSide = spoke(uri);
+        RemoteCatalog catalog = RemoteCatalog.create(callerSide)) {
+      callerSide.onReconnect(catalog::refresh);
+      registry.register(
+          OperationSpec.builder("spoke", "twice").build(),
+          Handler.blocking((in, ctx) -> in.asInt() * 2));
+      WebSocketHubTest.Waits.eventually(
+          "the catalog sees the node", () -> catalog.spec("spoke.twice").isPresent());
+      assertThat(catalog.call("spoke.twice", 2).get(10, TimeUnit.SECONDS).data().asInt())
+          .isEqualTo(4);
+
+      hub.close();
+      hub = hubOn(port);
+      WebSocketHubTest.Waits.eventually(
+          "both spokes are back", () -> nodeSide.isConnected() && callerSide.isConnected());
+      // The node's heartbeats and the catalog's refresh find each other again: calls route.
+      WebSocketHubTest.Waits.eventually(
+          "a call through discovery works again",
+          () -> {
+            try {
+              return catalog.call("spoke.twice", 5).get(2, TimeUnit.SECONDS).data().asInt() == 10;
+            } catch (Exception e) {
+              return false;
+            }
+          });
     } finally {
       hub.close();
     }
