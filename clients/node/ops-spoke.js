@@ -6,6 +6,7 @@
 //   const { Spoke } = require('./ops-spoke');
 //   const spoke = await Spoke.connect('ws://127.0.0.1:8080/ws', { token: process.env.OPS_WS_TOKEN });
 //   await spoke.serve('node.upper', async (input, { identity }) => input.text.toUpperCase());
+//   await spoke.announce(); // catalogs (RemoteCatalog, ops --ws URL list) now list node.upper
 //   const envelope = await spoke.call('demo.echo', { message: 'hi' });
 //   const stream = spoke.stream('demo.ticks', {}, { demand: 2 });
 //   for await (const item of stream) { ...; if (done) stream.cancel(); }
@@ -42,6 +43,28 @@ function parse(data) {
   const nl = buf.indexOf(0x0a);
   if (nl < 0) return null;
   return { header: buf.subarray(0, nl).toString('utf8'), payload: buf.subarray(nl + 1) };
+}
+
+// A spec in the JSON form catalogs read (definitions.md): every field, schemas included.
+function specJson(operationId, spec) {
+  const dot = operationId.indexOf('.');
+  return {
+    id: operationId,
+    namespace: operationId.substring(0, dot),
+    name: operationId.substring(dot + 1),
+    version: spec.version || '1.0.0',
+    type: spec.type || 'QUERY',
+    description: spec.description || '',
+    inputSchema: spec.inputSchema || {},
+    outputSchema: spec.outputSchema || {},
+    accessControl: { requiredScopes: spec.requiredScopes || [] },
+    idempotent: !!spec.idempotent,
+  };
+}
+
+// Names the set of specs; readers only compare digests (protocol.md, section 17).
+function digest(specs) {
+  return crypto.createHash('sha256').update(JSON.stringify(specs)).digest('hex');
 }
 
 function encode(event) {
@@ -326,10 +349,12 @@ class Spoke {
   /**
    * Serves a QUERY or MUTATION: handler(input, {identity, requestId}) returns (or resolves with)
    * the output; a thrown error becomes call.error EXECUTION_ERROR (or the error's own code).
-   * The identity is the one the hub authenticated the caller as, never the payload's.
+   * The identity is the one the hub authenticated the caller as, never the payload's. `spec`
+   * (optional) is announced to catalogs once announce() has been called: {description,
+   * inputSchema, outputSchema, type, idempotent, requiredScopes}.
    */
-  async serve(operationId, handler) {
-    await this.subscribe('ops.req.' + operationId, SERVER_GROUP, async (topic, payload, identity) => {
+  async serve(operationId, handler, spec = {}) {
+    const onRequest = async (topic, payload, identity) => {
       let request;
       try {
         request = JSON.parse(payload.toString('utf8'));
@@ -355,7 +380,70 @@ class Spoke {
         };
       }
       this.publish(request.replyTo, encode(reply)).catch(() => {});
+    };
+    this.served = this.served || new Map();
+    this.served.set(operationId, { onRequest, spec: specJson(operationId, spec) });
+    await this.subscribe('ops.req.' + operationId, SERVER_GROUP, onRequest);
+    if (this.nodeId) {
+      await this.subscribe('ops.node.' + this.nodeId + '.req.' + operationId, null, onRequest);
+      this.hello(null);
+    }
+  }
+
+  /**
+   * Joins discovery (protocol.md, section 17) as a node: announces the specs of what it serves
+   * (node.hello now and whenever serve() adds one, node.heartbeat every heartbeatMs), answers
+   * node.query and node.specs.requested, and takes requests routed to it. Catalogs (a Java
+   * RemoteCatalog, `ops --ws URL list`) then list and call its operations.
+   */
+  async announce(options = {}) {
+    this.nodeId = options.nodeId || newId();
+    this.heartbeatMs = options.heartbeatMs || 2000;
+    this.served = this.served || new Map();
+    await this.subscribe('ops.nodes', null, (topic, payload) => {
+      let event;
+      try {
+        event = JSON.parse(payload.toString('utf8'));
+      } catch (e) {
+        return;
+      }
+      if (event && event.type === 'node.query' && typeof event.replyTo === 'string') this.hello(event.replyTo);
     });
+    await this.subscribe('ops.node.' + this.nodeId + '.specs', null, (topic, payload) => {
+      let event;
+      try {
+        event = JSON.parse(payload.toString('utf8'));
+      } catch (e) {
+        return;
+      }
+      if (event && event.type === 'node.specs.requested' && typeof event.replyTo === 'string') {
+        const specs = this.specs();
+        this.publish(event.replyTo, encode({ v: 1, type: 'node.specs', nodeId: this.nodeId,
+          digest: digest(specs), part: 1, parts: 1, specs })).catch(() => {});
+      }
+    });
+    for (const [operationId, served] of this.served) {
+      await this.subscribe('ops.node.' + this.nodeId + '.req.' + operationId, null, served.onRequest);
+    }
+    this.hello(null);
+    this.heartbeat = setInterval(() => {
+      if (this.closed) return;
+      this.publish('ops.nodes', encode({ v: 1, type: 'node.heartbeat', nodeId: this.nodeId,
+        digest: digest(this.specs()), heartbeatMs: this.heartbeatMs, inFlight: 0, draining: false }))
+        .catch(() => {});
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  specs() {
+    return [...this.served.values()].map((s) => s.spec).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  hello(replyTo) {
+    if (this.closed || !this.nodeId) return;
+    const specs = this.specs();
+    this.publish(replyTo || 'ops.nodes', encode({ v: 1, type: 'node.hello', nodeId: this.nodeId,
+      digest: digest(specs), heartbeatMs: this.heartbeatMs, specs })).catch(() => {});
   }
 
   /** Resolves once the hub handled everything sent before. */
@@ -369,6 +457,12 @@ class Spoke {
 
   close() {
     clearInterval(this.alive);
+    if (this.heartbeat) {
+      clearInterval(this.heartbeat);
+      if (!this.closed) {
+        this.publish('ops.nodes', encode({ v: 1, type: 'node.bye', nodeId: this.nodeId, drainMs: 0 })).catch(() => {});
+      }
+    }
     return new Promise((resolve) => {
       if (this.closed) return resolve();
       this.socket.once('close', () => resolve());

@@ -11,10 +11,14 @@ async function main() {
   const spoke = await Spoke.connect(process.env.HUB_URL, { token: process.env.OPS_WS_TOKEN });
   out({ event: 'connected', identity: spoke.identity });
 
-  await spoke.serve('node.upper', async (input, { identity }) => ({
-    text: String(input.text).toUpperCase(),
-    caller: identity && identity.subject,
-  }));
+  await spoke.serve(
+    'node.upper',
+    async (input, { identity }) => ({
+      text: String(input.text).toUpperCase(),
+      caller: identity && identity.subject,
+    }),
+    { description: 'Upper-cases text', inputSchema: { type: 'object', required: ['text'] } });
+  await spoke.announce({ heartbeatMs: 500 });
   await spoke.flush();
   out({ event: 'serving' });
 

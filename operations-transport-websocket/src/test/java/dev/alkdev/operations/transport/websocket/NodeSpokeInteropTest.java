@@ -7,6 +7,7 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.discovery.RemoteCatalog;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.BufferedReader;
@@ -31,8 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The Node.js spoke of {@code clients/node} (written from the protocol docs alone, on the {@code
  * ws} package) against a Java hub: it calls a Java operation, serves one that a Java caller calls,
- * and consumes a Java stream with demand, then cancels it. The {@code ws} package is installed by
- * {@code npm install} in {@code clients/node} when missing (scripts/install-deps.sh does the same).
+ * and consumes a Java stream with demand, then cancels it; it announces itself as a discovery node,
+ * so a Java catalog lists and calls its operation. The {@code ws} package is installed by {@code
+ * npm install} in {@code clients/node} when missing (scripts/install-deps.sh does the same).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NodeSpokeInteropTest {
@@ -130,6 +132,29 @@ class NodeSpokeInteropTest {
           assertThat(upper.get("caller").asString())
               .as("the identity the hub authenticated, not one in the payload")
               .isEqualTo("alice");
+
+          // The Node spoke announced itself: a catalog lists its operation with its schema,
+          // validates input against it, and routes to the node.
+          try (RemoteCatalog catalog = RemoteCatalog.create(alice)) {
+            WebSocketHubTest.Waits.eventually(
+                "the catalog lists node.upper", () -> catalog.spec("node.upper").isPresent());
+            assertThat(catalog.spec("node.upper").get().description())
+                .isEqualTo("Upper-cases text");
+            assertThat(
+                    catalog
+                        .call("node.upper", JSON.readTree("{\"text\": \"via discovery\"}"))
+                        .get(10, TimeUnit.SECONDS)
+                        .data()
+                        .get("text")
+                        .asString())
+                .isEqualTo("VIA DISCOVERY");
+            assertThat(
+                    catalog
+                        .call("node.upper", JSON.readTree("{}"))
+                        .handle((ok, error) -> error)
+                        .get(10, TimeUnit.SECONDS))
+                .hasMessageContaining("text");
+          }
         }
       }
     }
