@@ -2,7 +2,6 @@ package dev.alkdev.operations.transport.websocket.internal;
 
 import dev.alkdev.operations.Identity;
 import java.util.LinkedHashSet;
-import java.util.Optional;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -95,10 +94,6 @@ public final class Peek {
     } catch (JacksonException | IllegalArgumentException e) {
       return UNREADABLE;
     }
-  }
-
-  public Optional<String> type() {
-    return Optional.ofNullable(type);
   }
 
   /** Whether the event ends its call: an error, a completed stream, or a unary call's response. */
