@@ -57,6 +57,12 @@ if [ -f scripts/install-mcp-reference.sh ]; then
   bash scripts/install-mcp-reference.sh || log "could not fetch the reference MCP server; its tests will skip"
 fi
 
+# The Node.js spoke (clients/node) and its one dependency, the `ws` package: its interop tests
+# run it against a Java hub. A failure here is not fatal: those tests then install it themselves.
+if [ -f clients/node/package.json ] && [ ! -d clients/node/node_modules/ws ]; then
+  (cd clients/node && npm install --no-audit --no-fund) || log "could not install clients/node's ws package"
+fi
+
 log "java: $(java -version 2>&1 | head -n 1)"
 log "maven: $(mvn -v 2>/dev/null | head -n 1)"
 log "nats-server: $( (command -v nats-server >/dev/null 2>&1 && nats-server --version) || (/usr/sbin/nats-server --version 2>/dev/null) || echo missing)"

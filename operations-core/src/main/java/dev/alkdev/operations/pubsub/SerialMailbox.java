@@ -95,10 +95,12 @@ public final class SerialMailbox {
   }
 
   /**
-   * The in-process transport's variant: an idle mailbox starts its drain on {@code firstRun} (which
-   * may run it on the offering thread), and resumes after a batch on {@code executor}.
+   * A mailbox whose idle drain starts on {@code firstRun} (which may run it on the offering thread,
+   * saving a hand-off) and resumes after a batch on {@code executor}. The in-process transport uses
+   * it, and so does the WebSocket hub for its own subscriptions; {@code firstRun} must bound how
+   * deeply it nests and must not run a handler that may block on the offering thread.
    */
-  static SerialMailbox create(
+  public static SerialMailbox create(
       int capacity,
       OverflowPolicy overflow,
       Executor executor,

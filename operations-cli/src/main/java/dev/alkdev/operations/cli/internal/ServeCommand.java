@@ -37,9 +37,12 @@ import picocli.CommandLine.ParentCommand;
       "  ops serve --nats nats://127.0.0.1:4222            the demo, as a node on NATS",
       "  ops --no-demo --openapi pets=./pets.yaml serve --nats nats://10.0.0.5:4222",
       "  ops --nats nats://127.0.0.1:4222 list             from another machine",
+      "  ops serve --ws 8080                               a WebSocket hub at 127.0.0.1:8080/ws",
+      "  ops --ws ws://127.0.0.1:8080/ws list              through the hub",
       "",
       "NATS credentials come from the environment: NATS_CREDS (a credentials file),",
-      "NATS_NKEY (a seed file), NATS_TOKEN, or NATS_USER with NATS_PASSWORD."
+      "NATS_NKEY (a seed file), NATS_TOKEN, or NATS_USER with NATS_PASSWORD.",
+      "A WebSocket hub's and spoke's bearer token comes from OPS_WS_TOKEN."
     })
 final class ServeCommand implements Callable<Integer> {
   @ParentCommand OpsCommand root;
@@ -55,6 +58,14 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "URL",
       description = "Serve as a node through this Redis (redis://host:6379).")
   List<String> redis = new ArrayList<>();
+
+  @Option(
+      names = "--ws",
+      paramLabel = "PORT",
+      description =
+          "Serve as a WebSocket hub at /ws on this port (127.0.0.1), or HOST:PORT; spokes call"
+              + " and add operations through it. Beyond loopback it needs OPS_WS_TOKEN.")
+  List<String> ws = new ArrayList<>();
 
   @Option(
       names = "--connect",
@@ -90,11 +101,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (nats.isEmpty() && redis.isEmpty() && connect.isEmpty()) {
+    if (nats.isEmpty() && redis.isEmpty() && connect.isEmpty() && ws.isEmpty()) {
       throw new Failure(
           ExitCodes.USAGE,
           "ops serve needs at least one listener",
-          "add --nats URL, --redis URL or --connect URL; run `ops serve --help`");
+          "add --nats URL, --redis URL, --ws PORT or --connect URL; run `ops serve --help`");
     }
     Output output = root.output();
     Session session = root.session(false); // it drains on signals itself
@@ -110,6 +121,9 @@ final class ServeCommand implements Callable<Integer> {
               root.terminal().env());
       for (RemoteTransports.Remote remote : remotes()) {
         listeners.add(NodeListener.start(remote, server, settings));
+      }
+      for (String listen : ws) {
+        listeners.add(HubListener.start(listen, server, settings));
       }
     } catch (RuntimeException e) {
       stop(listeners, server, session);

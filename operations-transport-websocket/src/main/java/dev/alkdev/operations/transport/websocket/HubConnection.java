@@ -1,0 +1,394 @@
+package dev.alkdev.operations.transport.websocket;
+
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
+import dev.alkdev.operations.transport.websocket.internal.Endpoint;
+import dev.alkdev.operations.transport.websocket.internal.Frames;
+import dev.alkdev.operations.transport.websocket.internal.Peek;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritePendingException;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One spoke's connection to the hub: reads its frames (on Jetty's thread for the connection, one at
+ * a time), applies the rules to what it asks, and writes what the broker hands it. Writes are
+ * asynchronous and bounded: Jetty's outgoing queue holds at most {@code maxQueuedFrames}, and a
+ * connection whose writes make no progress for the write timeout is cut.
+ */
+final class HubConnection implements Endpoint.Events {
+  private static final Logger LOG = LoggerFactory.getLogger(HubConnection.class);
+
+  private final WebSocketHub hub;
+  final Identity identity;
+  final String identityJson;
+  final String remote;
+  private volatile Session session;
+
+  private final ConcurrentHashMap<Long, Broker.Sub> subs = new ConcurrentHashMap<>();
+  final Set<String> inboxes = ConcurrentHashMap.newKeySet();
+  final Set<String> nodes = ConcurrentHashMap.newKeySet();
+
+  /** Requests the hub delivered to this connection and that it has not finished answering. */
+  final ConcurrentHashMap<String, Served> served = new ConcurrentHashMap<>();
+
+  /** Inboxes this connection may send node.hello / node.specs to, until when (nanoTime). */
+  private final ConcurrentHashMap<String, Long> nodeReplyGrants = new ConcurrentHashMap<>();
+
+  /** Calls this connection made that are still open: their ids, for its pending-calls limit. */
+  final Set<String> calls = ConcurrentHashMap.newKeySet();
+
+  private final AtomicInteger inFlightWrites = new AtomicInteger();
+  private volatile long lastWriteProgress = System.nanoTime();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** A request delivered here: where its answers go, and whether it is a stream. */
+  record Served(String replyTo, boolean stream) {}
+
+  HubConnection(WebSocketHub hub, Identity identity, String identityJson, String remote) {
+    this.hub = hub;
+    this.identity = identity;
+    this.identityJson = identityJson;
+    this.remote = remote;
+  }
+
+  // ------------------------------------------------------------------ Jetty events
+
+  @Override
+  public void opened(Session session) {
+    this.session = session;
+    session.setMaxOutgoingFrames(hub.options.maxQueuedFrames);
+    session.setIdleTimeout(hub.options.idleTimeout);
+    if (!hub.opened(this)) {
+      cut(1013, "The hub is at its connection limit");
+      return;
+    }
+    send(Frames.of("HELLO 1 " + hub.options.maxMessageBytes + " " + identityJson));
+  }
+
+  @Override
+  public void frame(ByteBuffer payload) {
+    try {
+      handle(Frames.parse(payload));
+    } catch (RuntimeException e) {
+      LOG.warn("Spoke {}: a frame failed", remote, e);
+      cut(1011, "internal error");
+    }
+  }
+
+  @Override
+  public void closed(int statusCode, String reason) {
+    disconnected();
+  }
+
+  @Override
+  public void failed(Throwable cause) {
+    LOG.debug("Spoke {}: {}", remote, cause.toString());
+    disconnected();
+  }
+
+  // ------------------------------------------------------------------ frames in
+
+  private void handle(Frames.Parsed frame) {
+    if (closed.get()) {
+      return;
+    }
+    if (frame == null) {
+      hub.malformedFrames.incrementAndGet();
+      bye(ErrorCode.PROTOCOL_ERROR, "a frame without a header line");
+      return;
+    }
+    String[] fields = frame.header().split(" ", 4);
+    switch (fields[0]) {
+      case "PUB" -> {
+        long pid = fields.length == 3 ? Frames.id(fields[1]) : -1;
+        if (pid < 0) {
+          malformed("PUB <id> <topic>");
+          return;
+        }
+        onPublish(pid, fields[2], frame.payload());
+      }
+      case "SUB" -> {
+        long sid = fields.length == 3 || fields.length == 4 ? Frames.id(fields[1]) : -1;
+        if (sid < 0 || frame.payload().length > 0) {
+          malformed("SUB <id> <topic> [<group>]");
+          return;
+        }
+        onSubscribe(sid, fields[2], fields.length == 4 ? fields[3] : null);
+      }
+      case "UNSUB" -> {
+        long sid = fields.length == 2 ? Frames.id(fields[1]) : -1;
+        if (sid < 0) {
+          malformed("UNSUB <id>");
+          return;
+        }
+        onUnsubscribe(sid);
+      }
+      case "SYNC" -> {
+        long id = fields.length == 2 ? Frames.id(fields[1]) : -1;
+        if (id < 0) {
+          malformed("SYNC <id>");
+          return;
+        }
+        // Frames are handled in order: everything this spoke sent before is in effect now.
+        send(Frames.of("SYNCED " + id));
+      }
+      default -> malformed("an unknown command");
+    }
+  }
+
+  private void malformed(String expected) {
+    hub.malformedFrames.incrementAndGet();
+    bye(ErrorCode.PROTOCOL_ERROR, "a malformed frame; expected " + expected);
+  }
+
+  private void onSubscribe(long sid, String topic, String group) {
+    if (subs.containsKey(sid)) {
+      subError(sid, ErrorCode.INVALID_INPUT, "subscription id " + sid + " is in use");
+      return;
+    }
+    if (!CallEvents.isValidTopic(topic) || (group != null && !CallEvents.isValidTopic(group))) {
+      subError(sid, ErrorCode.INVALID_INPUT, "not a valid topic or group name");
+      return;
+    }
+    if (subs.size() >= hub.options.maxSubscriptions) {
+      hub.denied.incrementAndGet();
+      subError(
+          sid,
+          ErrorCode.RESOURCE_EXHAUSTED,
+          "at most " + hub.options.maxSubscriptions + " subscriptions per connection");
+      return;
+    }
+    String denial = hub.rules.subscribeDenial(this, topic, group);
+    if (denial != null) {
+      hub.denied.incrementAndGet();
+      subError(sid, ErrorCode.ACCESS_DENIED, denial);
+      return;
+    }
+    Broker.Sub sub = new Broker.Sub(topic, group, delivery -> deliver(sid, topic, delivery));
+    subs.put(sid, sub);
+    hub.broker.add(sub);
+    send(Frames.of("SUBOK " + sid));
+  }
+
+  private void subError(long sid, ErrorCode code, String message) {
+    send(Frames.of("SUBERR " + sid + " " + code.name() + " " + message));
+  }
+
+  private void onUnsubscribe(long sid) {
+    Broker.Sub sub = subs.remove(sid);
+    if (sub != null) {
+      hub.broker.remove(sub);
+      hub.rules.released(this, sub.topic);
+    }
+  }
+
+  boolean subscribes(java.util.function.Predicate<String> topic) {
+    for (Broker.Sub sub : subs.values()) {
+      if (topic.test(sub.topic)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void onPublish(long pid, String topic, byte[] payload) {
+    if (payload.length > hub.options.maxMessageBytes) {
+      nak(
+          pid,
+          ErrorCode.RESOURCE_EXHAUSTED,
+          false,
+          "Message of "
+              + payload.length
+              + " bytes is larger than the hub's limit of "
+              + hub.options.maxMessageBytes);
+      return;
+    }
+    if (!CallEvents.isValidTopic(topic)) {
+      nak(pid, ErrorCode.INVALID_INPUT, false, "not a valid topic");
+      return;
+    }
+    Broker.Delivery delivery =
+        new Broker.Delivery(topic, payload, this, java.util.Optional.of(identity));
+    HubRules.Verdict verdict = hub.rules.publishVerdict(this, delivery);
+    if (verdict.denial() != null) {
+      hub.denied.incrementAndGet();
+      nak(pid, verdict.code(), verdict.retryable(), verdict.denial());
+      return;
+    }
+    Broker.Result result = hub.broker.publish(delivery);
+    hub.rules.published(this, delivery, verdict, result.receivers());
+    if (result.rejected()) {
+      nak(pid, ErrorCode.RESOURCE_EXHAUSTED, true, "A subscriber of " + topic + " is full");
+    } else {
+      send(Frames.of("ACK " + pid + " " + result.receivers()));
+    }
+  }
+
+  private void nak(long pid, ErrorCode code, boolean retryable, String message) {
+    send(Frames.of("NAK " + pid + " " + code.name() + " " + (retryable ? 1 : 0) + " " + message));
+  }
+
+  // ------------------------------------------------------------------ frames out
+
+  private Outcome deliver(long sid, String topic, Broker.Delivery delivery) {
+    if (closed.get()) {
+      return Outcome.CLOSED;
+    }
+    if (!hub.rules.delivering(this, delivery)) {
+      return Outcome.REJECTED;
+    }
+    String from;
+    if (delivery.from != null) {
+      from = delivery.from.identityJson;
+    } else {
+      from = delivery.sender().map(WebSocketHub::identityJson).orElse("-");
+    }
+    return send(Frames.of("MSG " + sid + " " + topic + " " + from, delivery.payload))
+        ? Outcome.ACCEPTED
+        : Outcome.CLOSED;
+  }
+
+  /** Queues {@code frame}; false when the connection is closed or has just been cut. */
+  boolean send(byte[] frame) {
+    Session s = session;
+    if (s == null || closed.get()) {
+      return false;
+    }
+    if (inFlightWrites.getAndIncrement() == 0) {
+      lastWriteProgress = System.nanoTime();
+    }
+    try {
+      s.sendBinary(ByteBuffer.wrap(frame), Callback.from(this::written, this::writeFailed));
+      return true;
+    } catch (WritePendingException e) {
+      writeFailed(e);
+      return false;
+    } catch (RuntimeException e) {
+      inFlightWrites.decrementAndGet();
+      disconnected();
+      return false;
+    }
+  }
+
+  private void written() {
+    inFlightWrites.decrementAndGet();
+    lastWriteProgress = System.nanoTime();
+  }
+
+  private void writeFailed(Throwable cause) {
+    inFlightWrites.decrementAndGet();
+    if (cause instanceof WritePendingException) {
+      hub.cut.incrementAndGet();
+      hub.slowWarning.warn(
+          "Spoke {} ({}) cut: its outgoing queue of {} frames is full (it does not read)",
+          remote,
+          identity.subject(),
+          hub.options.maxQueuedFrames);
+      abort();
+    } else if (!closed.get()) {
+      LOG.debug("Spoke {}: a write failed: {}", remote, cause.toString());
+      abort();
+    }
+  }
+
+  /** Cuts a connection whose writes have made no progress for the write timeout. */
+  void checkWrites(long now, long writeTimeoutNanos) {
+    if (inFlightWrites.get() > 0 && now - lastWriteProgress > writeTimeoutNanos) {
+      hub.cut.incrementAndGet();
+      hub.slowWarning.warn(
+          "Spoke {} ({}) cut: no write progressed for {} ms",
+          remote,
+          identity.subject(),
+          writeTimeoutNanos / 1_000_000);
+      abort();
+    }
+  }
+
+  void ping() {
+    Session s = session;
+    if (s != null && s.isOpen()) {
+      s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
+    }
+  }
+
+  /** Grants replies of a node to {@code inbox} for a while (a query or a specs request came). */
+  void grantNodeReplies(String inbox, long until) {
+    if (nodeReplyGrants.size() >= 1024) {
+      long now = System.nanoTime();
+      nodeReplyGrants.values().removeIf(expiry -> expiry - now < 0);
+      if (nodeReplyGrants.size() >= 1024) {
+        return; // a flood of queries: the oldest grants stay, the newest are not given
+      }
+    }
+    nodeReplyGrants.put(inbox, until);
+  }
+
+  boolean mayReplyAsNode(String inbox, long now) {
+    Long until = nodeReplyGrants.get(inbox);
+    return until != null && until - now > 0;
+  }
+
+  /** Tells the spoke why, then closes. */
+  void bye(ErrorCode code, String message) {
+    hub.cut.incrementAndGet();
+    send(Frames.of("BYE " + code.name() + " " + message));
+    cut(1008, message);
+  }
+
+  private void cut(int status, String reason) {
+    Session s = session;
+    if (s != null) {
+      s.close(status, reason.length() > 100 ? reason.substring(0, 100) : reason, Callback.NOOP);
+    }
+    disconnected();
+  }
+
+  /** Drops the connection at once: a spoke that does not read gets no close handshake. */
+  void abort() {
+    Session s = session;
+    if (s != null) {
+      s.disconnect();
+    }
+    disconnected();
+  }
+
+  void closeGoingAway() {
+    cut(1001, "The hub is closing");
+  }
+
+  private void disconnected() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (Iterator<Map.Entry<Long, Broker.Sub>> it = subs.entrySet().iterator(); it.hasNext(); ) {
+      hub.broker.remove(it.next().getValue());
+      it.remove();
+    }
+    hub.closed(this);
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  static boolean isRequestTopic(String topic) {
+    return topic.startsWith(ProtocolTopics.REQUEST_PREFIX)
+        || (topic.startsWith(ProtocolTopics.NODE_PREFIX) && topic.contains(".req."));
+  }
+
+  static boolean isTerminal(Peek peek, boolean stream) {
+    return Peek.isTerminal(peek.type, stream);
+  }
+}

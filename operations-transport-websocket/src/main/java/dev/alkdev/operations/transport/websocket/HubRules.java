@@ -1,0 +1,404 @@
+package dev.alkdev.operations.transport.websocket;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.protocol.CallEvent;
+import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.transport.websocket.internal.Peek;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The hub's permission rules (docs/websocket.md, "Permissions"), and the bookkeeping they need: who
+ * holds which inbox and node id, which connection made each open call, and which connection serves
+ * it. The {@link SpokePermissions} decide per operation; these rules apply whatever they say.
+ * Everything is read from the topic and a peek at the event's first-level fields; the bytes are
+ * relayed unchanged.
+ */
+final class HubRules {
+  private static final long NODE_REPLY_GRANT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /** How long past its deadline an unanswered call is still tracked (answers in transit). */
+  private static final long DEADLINE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** {@link CallerCall#expiresAt} of a call without a deadline (a stream): kept until it ends. */
+  private static final long NEVER = Long.MIN_VALUE;
+
+  private final WebSocketHub hub;
+  private final SpokePermissions permissions;
+  private final boolean strictReplies;
+
+  final ConcurrentHashMap<String, HubConnection> inboxOwners = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, HubConnection> nodeOwners = new ConcurrentHashMap<>();
+
+  /** Open calls made by spokes, by request id. */
+  final ConcurrentHashMap<String, CallerCall> callers = new ConcurrentHashMap<>();
+
+  /** Open calls served by spokes, by request id: which connection runs each. */
+  final ConcurrentHashMap<String, HubConnection> servedBy = new ConcurrentHashMap<>();
+
+  /** A call a spoke made: who, where its answers go, whether a stream, until when it is kept. */
+  record CallerCall(HubConnection caller, String inbox, boolean stream, long expiresAt) {}
+
+  /** What the rules decided about a publish; {@code denial} null when allowed. */
+  record Verdict(ErrorCode code, boolean retryable, String denial, Peek peek) {
+    static final Verdict ALLOW = new Verdict(null, false, null, null);
+
+    static Verdict allow(Peek peek) {
+      return new Verdict(null, false, null, peek);
+    }
+
+    static Verdict deny(String why) {
+      return new Verdict(ErrorCode.ACCESS_DENIED, false, why, null);
+    }
+  }
+
+  HubRules(WebSocketHub hub, SpokePermissions permissions, boolean strictReplies) {
+    this.hub = hub;
+    this.permissions = permissions;
+    this.strictReplies = strictReplies;
+  }
+
+  // ------------------------------------------------------------------ subscribe
+
+  /** Why {@code connection} may not subscribe to {@code topic}; null when it may. */
+  String subscribeDenial(HubConnection connection, String topic, String group) {
+    if (ProtocolTopics.isInbox(topic)) {
+      if (group != null) {
+        return "an inbox has one subscriber: no queue group";
+      }
+      HubConnection owner = inboxOwners.putIfAbsent(topic, connection);
+      if (owner != null && owner != connection) {
+        return "the inbox " + topic + " is held by another connection";
+      }
+      connection.inboxes.add(topic);
+      return null;
+    }
+    if (topic.startsWith(ProtocolTopics.REQUEST_PREFIX)) {
+      String operationId = topic.substring(ProtocolTopics.REQUEST_PREFIX.length());
+      return permissions.mayServe(connection.identity, operationId)
+          ? null
+          : connection.identity.subject() + " may not serve " + operationId;
+    }
+    if (topic.startsWith(ProtocolTopics.NODE_PREFIX)) {
+      String rest = topic.substring(ProtocolTopics.NODE_PREFIX.length());
+      int dot = rest.indexOf('.');
+      if (dot <= 0) {
+        return "not a topic of the protocol";
+      }
+      String nodeId = rest.substring(0, dot);
+      String tail = rest.substring(dot + 1);
+      if (tail.startsWith("req.")) {
+        String operationId = tail.substring(4);
+        if (!permissions.mayServe(connection.identity, operationId)) {
+          return connection.identity.subject() + " may not serve " + operationId;
+        }
+      } else if (!tail.equals("specs")) {
+        return "not a topic of the protocol";
+      }
+      return claimNode(connection, nodeId) ? null : "the node id " + nodeId + " is taken";
+    }
+    if (topic.equals(ProtocolTopics.CONTROL) || topic.equals(ProtocolTopics.NODES)) {
+      // Control events are checked as they are published (a spoke aborts only calls it made or
+      // calls nobody here made), so what a listener learns there gives it no power.
+      return null;
+    }
+    if (topic.startsWith("ops.")) {
+      return "not a topic of the protocol";
+    }
+    return permissions.mayUseTopic(connection.identity, topic)
+        ? null
+        : connection.identity.subject() + " may not use the topic " + topic;
+  }
+
+  private boolean claimNode(HubConnection connection, String nodeId) {
+    if (nodeId.isEmpty() || nodeId.length() > 64) {
+      return false;
+    }
+    HubConnection owner = nodeOwners.putIfAbsent(nodeId, connection);
+    if (owner != null && owner != connection) {
+      return false;
+    }
+    connection.nodes.add(nodeId);
+    return true;
+  }
+
+  /** After an unsubscribe: an inbox or node id no longer listened on is given up. */
+  void released(HubConnection connection, String topic) {
+    if (ProtocolTopics.isInbox(topic) && !connection.subscribes(topic::equals)) {
+      connection.inboxes.remove(topic);
+      inboxOwners.remove(topic, connection);
+    } else if (topic.startsWith(ProtocolTopics.NODE_PREFIX)) {
+      String rest = topic.substring(ProtocolTopics.NODE_PREFIX.length());
+      int dot = rest.indexOf('.');
+      if (dot > 0) {
+        String prefix = ProtocolTopics.NODE_PREFIX + rest.substring(0, dot + 1);
+        if (!connection.subscribes(t -> t.startsWith(prefix))) {
+          connection.nodes.remove(rest.substring(0, dot));
+          nodeOwners.remove(rest.substring(0, dot), connection);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ publish
+
+  Verdict publishVerdict(HubConnection connection, Broker.Delivery delivery) {
+    String topic = delivery.topic;
+    if (ProtocolTopics.isInbox(topic)) {
+      return replyVerdict(connection, delivery);
+    }
+    if (HubConnection.isRequestTopic(topic)) {
+      return requestVerdict(connection, delivery, operationOf(topic));
+    }
+    if (topic.startsWith(ProtocolTopics.NODE_PREFIX) && topic.endsWith(".specs")) {
+      Peek peek = delivery.peek();
+      return ownInboxOrUnreadable(connection, peek.replyTo)
+          ? Verdict.allow(peek)
+          : Verdict.deny("a reply address must be an inbox this connection subscribed to");
+    }
+    if (topic.equals(ProtocolTopics.CONTROL)) {
+      return controlVerdict(connection, delivery.peek());
+    }
+    if (topic.equals(ProtocolTopics.NODES)) {
+      Peek peek = delivery.peek();
+      if ("node.query".equals(peek.type) && !ownInboxOrUnreadable(connection, peek.replyTo)) {
+        return Verdict.deny("a reply address must be an inbox this connection subscribed to");
+      }
+      if (peek.nodeId != null && !claimNode(connection, peek.nodeId)) {
+        return Verdict.deny("the node id " + peek.nodeId + " is another connection's");
+      }
+      return Verdict.allow(peek);
+    }
+    if (topic.startsWith("ops.")) {
+      return Verdict.deny("not a topic a spoke may publish to");
+    }
+    return permissions.mayUseTopic(connection.identity, topic)
+        ? Verdict.ALLOW
+        : Verdict.deny(connection.identity.subject() + " may not use the topic " + topic);
+  }
+
+  private static String operationOf(String requestTopic) {
+    if (requestTopic.startsWith(ProtocolTopics.REQUEST_PREFIX)) {
+      return requestTopic.substring(ProtocolTopics.REQUEST_PREFIX.length());
+    }
+    return requestTopic.substring(requestTopic.indexOf(".req.") + 5);
+  }
+
+  private Verdict replyVerdict(HubConnection connection, Broker.Delivery delivery) {
+    if (connection.inboxes.contains(delivery.topic)) {
+      return Verdict.ALLOW;
+    }
+    Peek peek = delivery.peek();
+    if (peek.readable && peek.requestId != null) {
+      HubConnection.Served served = connection.served.get(peek.requestId);
+      if (served != null && served.replyTo().equals(delivery.topic)) {
+        return Verdict.allow(peek);
+      }
+    }
+    if (peek.readable
+        && ("node.hello".equals(peek.type) || "node.specs".equals(peek.type))
+        && connection.mayReplyAsNode(delivery.topic, System.nanoTime())) {
+      return Verdict.allow(peek);
+    }
+    if (!strictReplies) {
+      return Verdict.allow(peek);
+    }
+    return Verdict.deny(
+        "a spoke replies only to the inbox of a request the hub delivered to it, while it runs");
+  }
+
+  private Verdict requestVerdict(
+      HubConnection connection, Broker.Delivery delivery, String operationId) {
+    if (!permissions.mayCall(connection.identity, operationId)) {
+      return Verdict.deny(connection.identity.subject() + " may not call " + operationId);
+    }
+    Peek peek = delivery.peek();
+    if (!ownInboxOrUnreadable(connection, peek.replyTo)) {
+      return Verdict.deny("a request's replyTo must be an inbox this connection subscribed to");
+    }
+    if ("call.requested".equals(peek.type)
+        && peek.requestId != null
+        && CallEvents.isValidRequestId(peek.requestId)
+        && peek.replyTo != null
+        && ProtocolTopics.isInbox(peek.replyTo)) {
+      if (connection.calls.size() >= hub.options.maxPendingCalls) {
+        return new Verdict(
+            ErrorCode.RESOURCE_EXHAUSTED,
+            true,
+            "at most " + hub.options.maxPendingCalls + " calls in flight per connection",
+            null);
+      }
+      long expires =
+          peek.deadlineMs >= 0
+              ? System.nanoTime()
+                  + TimeUnit.MILLISECONDS.toNanos(peek.deadlineMs)
+                  + DEADLINE_GRACE_NANOS
+              : NEVER;
+      CallerCall call = new CallerCall(connection, peek.replyTo, peek.hasDemand, expires);
+      CallerCall previous = callers.putIfAbsent(peek.requestId, call);
+      if (previous != null && previous.caller() != connection) {
+        return new Verdict(
+            ErrorCode.INVALID_INPUT, false, "the request id is in use by another caller", null);
+      }
+      // Tracked before it is relayed: its answer may come back before the publish returns.
+      connection.calls.add(peek.requestId);
+    }
+    return Verdict.allow(peek);
+  }
+
+  private Verdict controlVerdict(HubConnection connection, Peek peek) {
+    if (!peek.readable) {
+      return Verdict.allow(peek); // the servers count it as malformed
+    }
+    if (("call.aborted".equals(peek.type) || "call.demand".equals(peek.type))
+        && peek.requestId != null) {
+      CallerCall call = callers.get(peek.requestId);
+      if (call != null && call.caller() != connection) {
+        return Verdict.deny("the call " + peek.requestId + " is another caller's");
+      }
+    } else if ("call.alive".equals(peek.type)
+        && peek.inbox != null
+        && !connection.inboxes.contains(peek.inbox)) {
+      return Verdict.deny("call.alive names an inbox this connection does not hold");
+    }
+    return Verdict.allow(peek);
+  }
+
+  private static boolean ownInboxOrUnreadable(HubConnection connection, String replyTo) {
+    // A reply address that is not an inbox is never answered (serving sides reply to inboxes
+    // only), so only an inbox must be the sender's own.
+    return replyTo == null
+        || !ProtocolTopics.isInbox(replyTo)
+        || connection.inboxes.contains(replyTo);
+  }
+
+  /** After a spoke's publish was relayed to {@code receivers}. */
+  void published(
+      HubConnection connection, Broker.Delivery delivery, Verdict verdict, int receivers) {
+    Peek peek = verdict.peek();
+    if (peek == null || !peek.readable || peek.requestId == null) {
+      return;
+    }
+    if (HubConnection.isRequestTopic(delivery.topic)) {
+      if (receivers == 0) {
+        forgetCall(peek.requestId, connection);
+      }
+    } else if (ProtocolTopics.isInbox(delivery.topic)) {
+      HubConnection.Served served = connection.served.get(peek.requestId);
+      if (served != null && HubConnection.isTerminal(peek, served.stream())) {
+        connection.served.remove(peek.requestId);
+        servedBy.remove(peek.requestId, connection);
+      }
+    }
+  }
+
+  /** Control events from anywhere (a spoke or the hub's own code): an abort ends its call. */
+  void controlRelayed(Broker.Delivery delivery) {
+    Peek peek = delivery.peek();
+    if (peek.readable && "call.aborted".equals(peek.type) && peek.requestId != null) {
+      CallerCall call = callers.get(peek.requestId);
+      if (call != null) {
+        forgetCall(peek.requestId, call.caller());
+      }
+      HubConnection server = servedBy.remove(peek.requestId);
+      if (server != null) {
+        server.served.remove(peek.requestId);
+      }
+    }
+  }
+
+  private void forgetCall(String requestId, HubConnection caller) {
+    CallerCall call = callers.get(requestId);
+    if (call != null && call.caller() == caller) {
+      callers.remove(requestId, call);
+    }
+    caller.calls.remove(requestId);
+  }
+
+  // ------------------------------------------------------------------ deliver
+
+  /** Before a message goes to {@code connection}; false refuses it (the spoke is at its limit). */
+  boolean delivering(HubConnection connection, Broker.Delivery delivery) {
+    String topic = delivery.topic;
+    if (HubConnection.isRequestTopic(topic)) {
+      Peek peek = delivery.peek();
+      if ("call.requested".equals(peek.type)
+          && peek.requestId != null
+          && CallEvents.isValidRequestId(peek.requestId)
+          && peek.replyTo != null
+          && ProtocolTopics.isInbox(peek.replyTo)) {
+        if (connection.served.size() >= hub.options.maxPendingCalls) {
+          return false;
+        }
+        connection.served.put(
+            peek.requestId, new HubConnection.Served(peek.replyTo, peek.hasDemand));
+        servedBy.put(peek.requestId, connection);
+      }
+    } else if (ProtocolTopics.isInbox(topic)) {
+      Peek peek = delivery.peek();
+      if (peek.readable && peek.requestId != null) {
+        CallerCall call = callers.get(peek.requestId);
+        if (call != null
+            && call.caller() == connection
+            && HubConnection.isTerminal(peek, call.stream())) {
+          forgetCall(peek.requestId, connection);
+        }
+      }
+    } else if (topic.equals(ProtocolTopics.NODES)
+        || (topic.startsWith(ProtocolTopics.NODE_PREFIX) && topic.endsWith(".specs"))) {
+      Peek peek = delivery.peek();
+      if (peek.replyTo != null && ProtocolTopics.isInbox(peek.replyTo)) {
+        connection.grantNodeReplies(peek.replyTo, System.nanoTime() + NODE_REPLY_GRANT_NANOS);
+      }
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------------ connections
+
+  /** A connection is gone: its claims are released, its callers and servers are told. */
+  void closed(HubConnection connection) {
+    connection.inboxes.forEach(inbox -> inboxOwners.remove(inbox, connection));
+    connection.nodes.forEach(node -> nodeOwners.remove(node, connection));
+    CallError gone =
+        CallError.of(
+            ErrorCode.UNAVAILABLE,
+            "The spoke serving the call disconnected from the hub; the outcome is unknown");
+    for (var entry : connection.served.entrySet()) {
+      String requestId = entry.getKey();
+      servedBy.remove(requestId, connection);
+      hub.publishAsHub(
+          entry.getValue().replyTo(), CallEvents.encode(CallEvents.failed(requestId, gone)));
+    }
+    connection.served.clear();
+    for (String requestId : connection.calls) {
+      CallerCall call = callers.get(requestId);
+      if (call != null && call.caller() == connection) {
+        callers.remove(requestId, call);
+        hub.publishAsHub(
+            ProtocolTopics.CONTROL,
+            CallEvents.encode(
+                new CallEvent.Aborted(requestId, Optional.of("the caller disconnected"))));
+      }
+    }
+    connection.calls.clear();
+  }
+
+  /** Forgets calls long past their deadlines whose answers were lost. */
+  void sweep(long now) {
+    callers
+        .entrySet()
+        .removeIf(
+            entry -> {
+              CallerCall call = entry.getValue();
+              if (call.expiresAt() != NEVER && call.expiresAt() - now < 0) {
+                call.caller().calls.remove(entry.getKey());
+                return true;
+              }
+              return false;
+            });
+  }
+}
