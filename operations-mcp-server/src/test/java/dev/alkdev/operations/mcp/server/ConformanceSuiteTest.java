@@ -38,7 +38,9 @@ class ConformanceSuiteTest {
         McpHttpEndpoint http = server.startHttp(0)) {
       String url = "http://localhost:" + http.port() + "/mcp";
       Result result =
-          run(List.of("server", "--url", url, "--expected-failures", expected.toString()));
+          run(
+              List.of(
+                  "server", "--url", url, "--suite", "all", "--expected-failures", expected.toString()));
       // Kept for reading: which scenario passed, failed, or failed as expected.
       Files.writeString(Path.of("target", "conformance-output.txt"), result.output);
       assertThat(result.exit).as(result.output).isZero();
