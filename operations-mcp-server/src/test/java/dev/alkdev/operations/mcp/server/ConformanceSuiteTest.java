@@ -40,7 +40,13 @@ class ConformanceSuiteTest {
       Result result =
           run(
               List.of(
-                  "server", "--url", url, "--suite", "all", "--expected-failures", expected.toString()));
+                  "server",
+                  "--url",
+                  url,
+                  "--suite",
+                  "all",
+                  "--expected-failures",
+                  expected.toString()));
       // Kept for reading: which scenario passed, failed, or failed as expected.
       Files.writeString(Path.of("target", "conformance-output.txt"), result.output);
       assertThat(result.exit).as(result.output).isZero();
