@@ -22,7 +22,7 @@ module dev.alkdev.operations.core {
   // flood the log through them either).
   exports dev.alkdev.operations.internal to
       dev.alkdev.operations.mcp,
-      dev.alkdev.operations.mcp.server;
+      dev.alkdev.operations.mcpserver;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

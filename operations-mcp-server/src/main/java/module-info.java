@@ -3,7 +3,7 @@
  * 12) and stdio, through the one serving pipeline ({@link
  * dev.alkdev.operations.serving.OperationServer}). Packages named {@code internal} are not API.
  */
-module dev.alkdev.operations.mcp.server {
+module dev.alkdev.operations.mcpserver {
   requires transitive dev.alkdev.operations.core;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.io;
@@ -11,5 +11,5 @@ module dev.alkdev.operations.mcp.server {
   requires org.eclipse.jetty.util;
   requires org.slf4j;
 
-  exports dev.alkdev.operations.mcp.server;
+  exports dev.alkdev.operations.mcpserver;
 }
