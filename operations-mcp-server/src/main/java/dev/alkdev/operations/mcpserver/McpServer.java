@@ -81,6 +81,18 @@ public final class McpServer implements AutoCloseable {
   }
 
   /**
+   * Closes gracefully: new tool calls get a retryable UNAVAILABLE tool error, running ones get up
+   * to {@code timeout} to finish, then every endpoint closes and what is left is cancelled. Blocks
+   * until then.
+   *
+   * @return whether every running call finished within the timeout
+   */
+  public boolean drain(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    return engine.drain(timeout);
+  }
+
+  /**
    * Stops every endpoint. The OperationServer and its registry stay open (they are the caller's).
    */
   @Override

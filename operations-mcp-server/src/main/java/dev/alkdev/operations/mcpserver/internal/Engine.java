@@ -188,6 +188,22 @@ public final class Engine implements AutoCloseable {
     stdios.remove(stdio);
   }
 
+  /**
+   * Refuses new tool calls, waits up to {@code timeout} for the running ones, then closes (what is
+   * left is cancelled). Returns whether every call finished in time.
+   */
+  public boolean drain(java.time.Duration timeout) {
+    boolean drained;
+    try {
+      drained = protocol.drain(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      drained = false;
+    }
+    close();
+    return drained;
+  }
+
   /** Stops every endpoint; the OperationServer and registry stay the caller's to close. */
   @Override
   public void close() {

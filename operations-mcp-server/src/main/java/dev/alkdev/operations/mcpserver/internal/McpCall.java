@@ -29,6 +29,7 @@ final class McpCall implements CallSink {
   private final int maxItems;
   private final long maxItemBytes;
   private final AtomicBoolean done = new AtomicBoolean();
+  private final Protocol.Running running;
   private volatile ServedCall served;
   private volatile CallError cancelBeforeStart;
 
@@ -45,7 +46,9 @@ final class McpCall implements CallSink {
       JsonNode progressToken,
       String requestId,
       int maxItems,
-      long maxItemBytes) {
+      long maxItemBytes,
+      Protocol.Running running) {
+    this.running = running;
     this.session = session;
     this.key = key;
     this.rpcId = rpcId;
@@ -203,5 +206,6 @@ final class McpCall implements CallSink {
   private void cleanup() {
     session.calls.remove(key, this);
     LiveCalls.remove(requestId, this);
+    running.release();
   }
 }

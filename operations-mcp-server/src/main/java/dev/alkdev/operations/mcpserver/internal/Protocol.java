@@ -1,6 +1,8 @@
 package dev.alkdev.operations.mcpserver.internal;
 
+import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.Deadline;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.internal.RateLimitedLog;
@@ -48,6 +50,41 @@ public final class Protocol {
   private final int maxItems;
   private final long maxItemBytes;
   private final int pageSize;
+  private final Running running = new Running();
+  private volatile boolean draining;
+
+  /** The tools/calls running through this protocol, so a drain can wait for the last. */
+  static final class Running {
+    private int count;
+
+    synchronized void acquire() {
+      count++;
+    }
+
+    synchronized void release() {
+      if (--count == 0) {
+        notifyAll();
+      }
+    }
+
+    synchronized boolean awaitNone(long timeoutMillis) throws InterruptedException {
+      long end = System.currentTimeMillis() + timeoutMillis;
+      long left;
+      while (count > 0 && (left = end - System.currentTimeMillis()) > 0) {
+        wait(left);
+      }
+      return count == 0;
+    }
+  }
+
+  /**
+   * New tools/calls are refused (a retryable UNAVAILABLE tool error, so a client tries again
+   * elsewhere or later); waits up to {@code timeoutMillis} for the running ones to end.
+   */
+  boolean drain(long timeoutMillis) throws InterruptedException {
+    draining = true;
+    return running.awaitNone(timeoutMillis);
+  }
 
   Protocol(
       OperationServer server,
@@ -225,16 +262,32 @@ public final class Protocol {
     if (progressToken != null && !(progressToken.isString() || progressToken.isIntegralNumber())) {
       progressToken = null;
     }
+    if (draining) {
+      CallError closing =
+          CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
+      exchange.reply(Json.result(id, ResultMapper.error(closing, tool.name()).result()));
+      return;
+    }
     String key = key(id);
     String requestId = OperationContext.newRequestId();
     McpCall call =
         new McpCall(
-            session, key, id, tool, exchange, progressToken, requestId, maxItems, maxItemBytes);
+            session,
+            key,
+            id,
+            tool,
+            exchange,
+            progressToken,
+            requestId,
+            maxItems,
+            maxItemBytes,
+            running);
     if (session.calls.putIfAbsent(key, call) != null) {
       exchange.reply(
           Json.error(id, Json.INVALID_REQUEST, "Request id " + id + " is already running", null));
       return;
     }
+    running.acquire();
     call.register();
     CallRequest.Builder request =
         CallRequest.builder(tool.spec().id())
