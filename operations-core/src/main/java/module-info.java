@@ -21,7 +21,8 @@ module dev.alkdev.operations.core {
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
   // flood the log through them either).
   exports dev.alkdev.operations.internal to
-      dev.alkdev.operations.mcp;
+      dev.alkdev.operations.mcp,
+      dev.alkdev.operations.mcpserver;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

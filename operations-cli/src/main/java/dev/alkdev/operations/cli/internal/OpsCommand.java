@@ -1,5 +1,6 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.cli.config.ConfigException;
 import dev.alkdev.operations.cli.config.OpsConfig;
 import java.nio.file.Files;
@@ -99,11 +100,17 @@ public final class OpsCommand implements Callable<Integer> {
       description = "Send NAME's calls to URL instead of the document's server. Repeatable.")
   List<String> baseUrls = new ArrayList<>();
 
+  // Without a value (ops serve --mcp-stdio) it is serve's flag "be an MCP server on stdio": the
+  // option is inherited by every command, so serve cannot declare one of its own by that name.
   @Option(
       names = "--mcp-stdio",
       paramLabel = "NAME='COMMAND ARGS...'",
+      arity = "0..1",
+      fallbackValue = ServeCommand.SERVE_STDIO,
       scope = ScopeType.INHERIT,
-      description = "Start an MCP server and load its tools into namespace NAME. Repeatable.")
+      description =
+          "Start an MCP server and load its tools into namespace NAME. Repeatable. Without a"
+              + " value, on serve: serve every operation as an MCP server on stdin/stdout.")
   List<String> mcpStdio = new ArrayList<>();
 
   @Option(
@@ -164,6 +171,16 @@ public final class OpsCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The --mcp-stdio values that name MCP servers to load (not serve's bare flag). */
+  List<String> mcpStdioSources() {
+    return mcpStdio.stream().filter(value -> !value.equals(ServeCommand.SERVE_STDIO)).toList();
+  }
+
+  /** Whether the bare --mcp-stdio (serve over stdio) was given. */
+  boolean serveOverStdio() {
+    return mcpStdio.contains(ServeCommand.SERVE_STDIO);
+  }
+
   Terminal terminal() {
     return terminal;
   }
@@ -172,14 +189,23 @@ public final class OpsCommand implements Callable<Integer> {
     return new Output(terminal, terminal.colourByDefault() && !noColor);
   }
 
+  /** Set by serve, the one command where a bare --mcp-stdio means something. */
+  boolean serving;
+
   /** The configuration: the file (if any) with the one-off flags on top. */
   OpsConfig configuration() {
+    if (serveOverStdio() && !serving) {
+      throw new Failure(
+          ExitCodes.USAGE,
+          "--mcp-stdio needs NAME='COMMAND ARGS...' to load an MCP server",
+          "without a value it belongs to ops serve: `ops serve --mcp-stdio` serves over stdio");
+    }
     OpsConfig file = OpsConfig.empty();
     Path path = configPath();
     if (path != null) {
       file = OpsConfig.read(path);
     }
-    return OneOffFlags.apply(file, openApi, baseUrls, mcpStdio, mcpUrls);
+    return OneOffFlags.apply(file, openApi, baseUrls, mcpStdioSources(), mcpUrls);
   }
 
   private Path configPath() {

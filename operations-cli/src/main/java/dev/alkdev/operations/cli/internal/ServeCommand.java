@@ -45,7 +45,32 @@ import picocli.CommandLine.ParentCommand;
       "A WebSocket hub's and spoke's bearer token comes from OPS_WS_TOKEN."
     })
 final class ServeCommand implements Callable<Integer> {
+  /** What picocli gives the inherited --mcp-stdio when it comes without a value. */
+  static final String SERVE_STDIO = "\u0000serve-stdio";
+
   @ParentCommand OpsCommand root;
+
+  @Option(
+      names = "--mcp-http",
+      paramLabel = "PORT|HOST:PORT",
+      description =
+          "Serve every operation as MCP tools over streamable HTTP at /mcp (PORT alone binds"
+              + " 127.0.0.1). Bare --mcp-stdio serves them over stdin/stdout instead, for an MCP"
+              + " host that launches ops; logs go to stderr.")
+  List<String> mcpHttp = new ArrayList<>();
+
+  @Option(
+      names = "--mcp-include",
+      paramLabel = "GLOB",
+      description = "Offer only operations whose id matches (e.g. 'github.repos.*'). Repeatable.")
+  List<String> mcpInclude = new ArrayList<>();
+
+  @Option(
+      names = "--mcp-exclude",
+      paramLabel = "GLOB",
+      description =
+          "Never offer operations whose id matches (wins over --mcp-include). Repeatable.")
+  List<String> mcpExclude = new ArrayList<>();
 
   @Option(
       names = "--nats",
@@ -101,17 +126,43 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (nats.isEmpty() && redis.isEmpty() && connect.isEmpty() && ws.isEmpty()) {
+    root.serving = true;
+    boolean stdio = root.serveOverStdio();
+    if (nats.isEmpty()
+        && redis.isEmpty()
+        && connect.isEmpty()
+        && ws.isEmpty()
+        && mcpHttp.isEmpty()
+        && !stdio) {
       throw new Failure(
           ExitCodes.USAGE,
           "ops serve needs at least one listener",
-          "add --nats URL, --redis URL, --ws PORT or --connect URL; run `ops serve --help`");
+          "add --nats URL, --redis URL, --ws PORT, --connect URL, --mcp-http PORT or --mcp-stdio;"
+              + " run `ops serve --help`");
     }
     Output output = root.output();
     Session session = root.session(false); // it drains on signals itself
     OperationServer server = OperationServer.create(session.registry());
     List<Listener> listeners = new ArrayList<>();
+    CompletableFuture<String> stopRequested = new CompletableFuture<>();
     try {
+      McpListener.Filters filters = new McpListener.Filters(mcpInclude, mcpExclude);
+      for (String where : mcpHttp) {
+        listeners.add(McpListener.http(server, where, filters, drainTimeout));
+      }
+      if (stdio) {
+        // stdout carries protocol messages only: everything else ops prints goes to stderr.
+        java.io.OutputStream out =
+            root.terminal().signals() ? System.out : McpListener.lines(root.terminal().out());
+        listeners.add(
+            McpListener.stdio(
+                server,
+                root.terminal().in(),
+                out,
+                filters,
+                drainTimeout,
+                () -> stopRequested.complete("stdin ended")));
+      }
       NodeListener.Settings settings =
           new NodeListener.Settings(
               Optional.ofNullable(nodeId),
@@ -129,13 +180,12 @@ final class ServeCommand implements Callable<Integer> {
       stop(listeners, server, session);
       throw e;
     }
-    printListeners(output, listeners, session);
-    CompletableFuture<String> stopRequested = new CompletableFuture<>();
+    printListeners(output, listeners, session, stdio);
     CompletableFuture<Void> stopped = new CompletableFuture<>();
     Thread hook = null;
     if (root.terminal().signals()) {
       hook = signalHook(stopRequested, stopped);
-    } else {
+    } else if (!stdio) {
       watchInput(root.terminal().in(), stopRequested);
     }
     String why;
@@ -174,21 +224,29 @@ final class ServeCommand implements Callable<Integer> {
     return remotes;
   }
 
-  /** One line per listener on stdout, then the operations served (a table). */
-  private void printListeners(Output output, List<Listener> listeners, Session session) {
+  /**
+   * One line per listener on stdout, then the operations served (a table). Serving MCP over stdio,
+   * stdout is the protocol's: the listener lines go to stderr and the table is left out.
+   */
+  private void printListeners(
+      Output output, List<Listener> listeners, Session session, boolean stdio) {
+    java.io.PrintWriter lines = stdio ? output.err() : output.out();
     int width = listeners.stream().mapToInt(l -> l.kind().length()).max().orElse(0);
     for (Listener listener : listeners) {
       String kind = String.format("%-" + width + "s", listener.kind());
       String detail = listener.detail().isEmpty() ? "" : "  " + output.dim(listener.detail());
-      output.out().println("serving on " + output.bold(kind) + "  " + listener.address() + detail);
+      lines.println("serving on " + output.bold(kind) + "  " + listener.address() + detail);
     }
     List<OperationSpec> specs = session.registry().list();
-    output.out().println(specs.size() + (specs.size() == 1 ? " operation:" : " operations:"));
-    output.table(
-        List.of("ID", "TYPE", "DESCRIPTION"),
-        specs.stream().map(s -> List.of(s.id(), s.type().name(), s.description())).toList(),
-        root.terminal().width());
-    output.out().flush();
+    lines.println(
+        specs.size() + (specs.size() == 1 ? " operation" : " operations") + (stdio ? "" : ":"));
+    if (!stdio) {
+      output.table(
+          List.of("ID", "TYPE", "DESCRIPTION"),
+          specs.stream().map(s -> List.of(s.id(), s.type().name(), s.description())).toList(),
+          root.terminal().width());
+    }
+    lines.flush();
     output.err().println("ready; SIGTERM or Ctrl-C drains and stops");
     output.err().flush();
   }

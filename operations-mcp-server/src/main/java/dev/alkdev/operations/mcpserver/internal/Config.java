@@ -1,0 +1,34 @@
+package dev.alkdev.operations.mcpserver.internal;
+
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.mcpserver.McpAuthenticator;
+import dev.alkdev.operations.mcpserver.McpResourceMetadata;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/** What {@code McpServer.Builder} collected; validated there. */
+public record Config(
+    String serverName,
+    String serverVersion,
+    Optional<String> instructions,
+    String toolPrefix,
+    boolean namespaceInNames,
+    Predicate<String> selected,
+    Duration defaultDeadline,
+    int maxItems,
+    long maxItemBytes,
+    int pageSize,
+    int maxRequestBytes,
+    long maxQueuedStreamBytes,
+    int maxSessions,
+    Duration sessionIdleTimeout,
+    Set<String> allowedHosts,
+    Set<String> allowedOrigins,
+    Optional<McpAuthenticator> authenticator,
+    Optional<McpResourceMetadata> resourceMetadata,
+    Identity stdioIdentity,
+    Duration idleTimeout,
+    List<String> warnings) {}

@@ -1,0 +1,325 @@
+package dev.alkdev.operations.mcpserver.internal;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.Deadline;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.internal.RateLimitedLog;
+import dev.alkdev.operations.mcpserver.McpLogLevel;
+import dev.alkdev.operations.serving.CallRequest;
+import dev.alkdev.operations.serving.OperationServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * MCP's server side over any transport: the lifecycle, ping, logging level, tools/list and
+ * tools/call, cancellation. Transports hand it parsed messages with the session and an {@link
+ * Exchange} for the answer; the serving rules are the pipeline's ({@link OperationServer}).
+ */
+public final class Protocol {
+  private static final Logger LOG = LoggerFactory.getLogger(Protocol.class);
+  private static final RateLimitedLog HANDLER_FAILED = RateLimitedLog.of(LOG);
+
+  /** The revisions negotiated in initialize, newest first. */
+  static final List<String> NEGOTIATED = List.of("2025-11-25", "2025-06-18");
+
+  /**
+   * The revisions accepted in the {@code MCP-Protocol-Version} header: the negotiated ones, and
+   * 2025-03-26, which the spec says to assume when the header is absent (clients of that revision
+   * send none, and some send it by name).
+   */
+  static final Set<String> HEADER_VERSIONS = Set.of("2025-11-25", "2025-06-18", "2025-03-26");
+
+  static final String DEFAULT_HEADER_VERSION = "2025-03-26";
+
+  private final OperationServer server;
+  private final Supplier<ToolCatalog> catalog;
+  private final String serverName;
+  private final String serverVersion;
+  private final Optional<String> instructions;
+  private final Duration defaultDeadline;
+  private final int maxItems;
+  private final long maxItemBytes;
+  private final int pageSize;
+  private final Running running = new Running();
+  private volatile boolean draining;
+
+  /** The tools/calls running through this protocol, so a drain can wait for the last. */
+  static final class Running {
+    private int count;
+
+    synchronized void acquire() {
+      count++;
+    }
+
+    synchronized void release() {
+      if (--count == 0) {
+        notifyAll();
+      }
+    }
+
+    synchronized boolean awaitNone(long timeoutMillis) throws InterruptedException {
+      long end = System.currentTimeMillis() + timeoutMillis;
+      long left;
+      while (count > 0 && (left = end - System.currentTimeMillis()) > 0) {
+        wait(left);
+      }
+      return count == 0;
+    }
+  }
+
+  /**
+   * New tools/calls are refused (a retryable UNAVAILABLE tool error, so a client tries again
+   * elsewhere or later); waits up to {@code timeoutMillis} for the running ones to end.
+   */
+  boolean drain(long timeoutMillis) throws InterruptedException {
+    draining = true;
+    return running.awaitNone(timeoutMillis);
+  }
+
+  Protocol(
+      OperationServer server,
+      Supplier<ToolCatalog> catalog,
+      String serverName,
+      String serverVersion,
+      Optional<String> instructions,
+      Duration defaultDeadline,
+      int maxItems,
+      long maxItemBytes,
+      int pageSize) {
+    this.server = server;
+    this.catalog = catalog;
+    this.serverName = serverName;
+    this.serverVersion = serverVersion;
+    this.instructions = instructions;
+    this.defaultDeadline = defaultDeadline;
+    this.maxItems = maxItems;
+    this.maxItemBytes = maxItemBytes;
+    this.pageSize = pageSize;
+  }
+
+  /**
+   * Whether {@code message} is a request (has a method and an id), as opposed to a notification.
+   */
+  static boolean isRequest(JsonNode message) {
+    return message.has("method") && message.has("id");
+  }
+
+  /**
+   * Checks the envelope of a JSON-RPC message: an object with {@code jsonrpc: "2.0"} and a string
+   * method or a result/error. Returns the problem, or null when it is well-formed.
+   */
+  static String malformed(JsonNode message) {
+    if (message == null || !message.isObject()) {
+      return message != null && message.isArray()
+          ? "JSON-RPC batches are not supported (MCP 2025-06-18 removed them)"
+          : "A JSON-RPC message must be an object";
+    }
+    JsonNode version = message.get("jsonrpc");
+    if (version == null || !"2.0".equals(version.asString(""))) {
+      return "jsonrpc must be \"2.0\"";
+    }
+    JsonNode method = message.get("method");
+    if (method != null && !method.isString()) {
+      return "method must be a string";
+    }
+    if (method == null && !message.has("result") && !message.has("error")) {
+      return "A message needs a method, or a result or error";
+    }
+    JsonNode id = message.get("id");
+    if (id != null && !(id.isString() || id.isIntegralNumber())) {
+      return "id must be a string or an integer";
+    }
+    return null;
+  }
+
+  /** Handles a notification (or a client's response, which this server never asks for). */
+  void notification(Session session, JsonNode message) {
+    String method = message.path("method").asString("");
+    switch (method) {
+      case "notifications/initialized" -> session.initialized = true;
+      case "notifications/cancelled" -> {
+        JsonNode params = message.path("params");
+        JsonNode id = params.get("requestId");
+        if (id != null) {
+          McpCall call = session.calls.get(key(id));
+          if (call != null) {
+            String reason = params.path("reason").asString("Cancelled by the client");
+            call.cancelByClient(reason.isEmpty() ? "Cancelled by the client" : reason);
+          }
+        }
+      }
+      default -> {
+        // Other notifications (roots/list_changed, progress from the client) need nothing.
+      }
+    }
+  }
+
+  /** Handles a request; its answer goes to {@code exchange}, now or when the call ends. */
+  void request(Session session, JsonNode message, Exchange exchange) {
+    JsonNode id = message.get("id");
+    String method = message.get("method").asString();
+    JsonNode params = message.path("params");
+    try {
+      switch (method) {
+        case "initialize" -> exchange.reply(Json.result(id, initialize(session, params)));
+        case "ping" -> exchange.reply(Json.result(id, Json.object()));
+        case "tools/list" -> exchange.reply(toolsList(session, id, params));
+        case "tools/call" -> toolsCall(session, id, params, exchange);
+        case "logging/setLevel" -> exchange.reply(setLevel(session, id, params));
+        default ->
+            exchange.reply(
+                Json.error(id, Json.METHOD_NOT_FOUND, "Method not found: " + method, null));
+      }
+    } catch (RuntimeException e) {
+      HANDLER_FAILED.warn("MCP request {} failed", method, e);
+      exchange.reply(Json.error(id, Json.INTERNAL_ERROR, "Internal error", null));
+    }
+  }
+
+  private ObjectNode initialize(Session session, JsonNode params) {
+    String asked = params.path("protocolVersion").asString("");
+    String version = NEGOTIATED.contains(asked) ? asked : NEGOTIATED.get(0);
+    session.protocolVersion = version;
+    ObjectNode result = Json.object();
+    result.put("protocolVersion", version);
+    ObjectNode capabilities = result.putObject("capabilities");
+    capabilities.putObject("tools").put("listChanged", true);
+    capabilities.putObject("logging");
+    result.putObject("serverInfo").put("name", serverName).put("version", serverVersion);
+    instructions.ifPresent(text -> result.put("instructions", text));
+    return result;
+  }
+
+  private ObjectNode setLevel(Session session, JsonNode id, JsonNode params) {
+    Optional<McpLogLevel> level = McpLogLevel.fromWire(params.path("level").asString(""));
+    if (level.isEmpty()) {
+      return Json.error(
+          id,
+          Json.INVALID_PARAMS,
+          "level must be one of debug, info, notice, warning, error,"
+              + " critical, alert, emergency",
+          null);
+    }
+    session.logLevel = level.get();
+    return Json.result(id, Json.object());
+  }
+
+  private ObjectNode toolsList(Session session, JsonNode id, JsonNode params) {
+    List<ToolCatalog.Tool> visible = catalog.get().visibleTo(session.identity);
+    int from = 0;
+    JsonNode cursor = params.get("cursor");
+    if (cursor != null && !cursor.isNull()) {
+      try {
+        from = Integer.parseInt(cursor.asString(""));
+      } catch (NumberFormatException e) {
+        from = -1;
+      }
+      if (from < 0 || from > visible.size()) {
+        return Json.error(id, Json.INVALID_PARAMS, "Invalid cursor", null);
+      }
+    }
+    int to = Math.min(visible.size(), from + pageSize);
+    ObjectNode result = Json.object();
+    ArrayNode tools = result.putArray("tools");
+    for (int i = from; i < to; i++) {
+      tools.add(visible.get(i).json());
+    }
+    if (to < visible.size()) {
+      result.put("nextCursor", Integer.toString(to));
+    }
+    return Json.result(id, result);
+  }
+
+  private void toolsCall(Session session, JsonNode id, JsonNode params, Exchange exchange) {
+    JsonNode name = params.get("name");
+    if (name == null || !name.isString()) {
+      exchange.reply(Json.error(id, Json.INVALID_PARAMS, "params.name must be a string", null));
+      return;
+    }
+    JsonNode arguments = params.get("arguments");
+    if (arguments != null && !arguments.isNull() && !arguments.isObject()) {
+      exchange.reply(
+          Json.error(id, Json.INVALID_PARAMS, "params.arguments must be an object", null));
+      return;
+    }
+    ToolCatalog.Tool tool = catalog.get().byName(name.asString());
+    if (tool == null) {
+      exchange.reply(Json.error(id, Json.INVALID_PARAMS, "Unknown tool: " + name.asString(), null));
+      return;
+    }
+    JsonNode input = inputOf(tool, arguments);
+    JsonNode progressToken = params.path("_meta").get("progressToken");
+    if (progressToken != null && !(progressToken.isString() || progressToken.isIntegralNumber())) {
+      progressToken = null;
+    }
+    if (draining) {
+      CallError closing =
+          CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
+      exchange.reply(Json.result(id, ResultMapper.error(closing, tool.name()).result()));
+      return;
+    }
+    String key = key(id);
+    String requestId = OperationContext.newRequestId();
+    McpCall call =
+        new McpCall(
+            session,
+            key,
+            id,
+            tool,
+            exchange,
+            progressToken,
+            requestId,
+            maxItems,
+            maxItemBytes,
+            running);
+    if (session.calls.putIfAbsent(key, call) != null) {
+      exchange.reply(
+          Json.error(id, Json.INVALID_REQUEST, "Request id " + id + " is already running", null));
+      return;
+    }
+    running.acquire();
+    call.register();
+    CallRequest.Builder request =
+        CallRequest.builder(tool.spec().id())
+            .requestId(requestId)
+            .input(input)
+            .identity(session.identity)
+            .deadline(Deadline.after(defaultDeadline));
+    if (tool.spec().type() == OperationType.SUBSCRIPTION) {
+      request.demand(maxItems);
+    }
+    server.serve(request.build(), call);
+  }
+
+  private static JsonNode inputOf(ToolCatalog.Tool tool, JsonNode arguments) {
+    JsonNode args = arguments == null || arguments.isNull() ? Json.object() : arguments;
+    if (tool.wrapsInput()) {
+      JsonNode inner = args.get(ToolCatalog.WRAPPED_INPUT);
+      return inner == null ? Json.NODES.nullNode() : inner;
+    }
+    if (tool.spec().inputSchema().isUnknown() && (arguments == null || arguments.isNull())) {
+      return Json.NODES.nullNode();
+    }
+    return args;
+  }
+
+  /** A JSON-RPC id as a map key: {@code "7"} and {@code 7} are different ids. */
+  static String key(JsonNode id) {
+    return id.isString() ? "s:" + id.asString() : "n:" + id.asString();
+  }
+
+  /** tools/list_changed to every session with a channel for it. */
+  static ObjectNode listChanged() {
+    return Json.notification("notifications/tools/list_changed", null);
+  }
+}

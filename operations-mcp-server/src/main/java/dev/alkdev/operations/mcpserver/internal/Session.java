@@ -1,0 +1,77 @@
+package dev.alkdev.operations.mcpserver.internal;
+
+import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.mcpserver.McpLogLevel;
+import java.util.concurrent.ConcurrentHashMap;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One MCP session: the negotiated revision, the client's log level, its running calls (by JSON-RPC
+ * id, for notifications/cancelled) and the channel for messages outside any request. Bound to the
+ * identity that opened it: another identity presenting its id is told it does not exist.
+ */
+final class Session {
+  final String id;
+  final Identity identity;
+  final ConcurrentHashMap<String, McpCall> calls = new ConcurrentHashMap<>();
+  volatile String protocolVersion = Protocol.DEFAULT_HEADER_VERSION;
+  volatile McpLogLevel logLevel = McpLogLevel.INFO;
+  volatile boolean initialized;
+  volatile long lastUsedNanos = System.nanoTime();
+  private volatile Channel channel;
+  private volatile boolean closed;
+
+  Session(String id, Identity identity) {
+    this.id = id;
+    this.identity = identity;
+  }
+
+  void touch() {
+    lastUsedNanos = System.nanoTime();
+  }
+
+  /** Sets the channel for messages outside requests; the one it replaces is closed. */
+  void channel(Channel next) {
+    Channel previous;
+    synchronized (this) {
+      previous = channel;
+      channel = closed ? null : next;
+    }
+    if (previous != null && previous != next) {
+      previous.close();
+    }
+    if (closed && next != null) {
+      next.close();
+    }
+  }
+
+  void dropChannel(Channel which) {
+    synchronized (this) {
+      if (channel == which) {
+        channel = null;
+      }
+    }
+  }
+
+  boolean send(ObjectNode message) {
+    Channel current = channel;
+    return current != null && current.send(message);
+  }
+
+  boolean hasChannel() {
+    return channel != null;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** Ends the session: its running calls are cancelled, its channel closed. */
+  void close(String why) {
+    closed = true;
+    for (McpCall call : calls.values()) {
+      call.cancelByServer(why);
+    }
+    channel(null);
+  }
+}
