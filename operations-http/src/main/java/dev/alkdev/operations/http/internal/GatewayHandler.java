@@ -147,7 +147,8 @@ public final class GatewayHandler extends Handler.Abstract {
       if (path.equals("/openapi.json")) {
         requireGet(method);
         List<OperationSpec> specs = server.registry().listCallableBy(identity);
-        writeJson(response, callback, 200, document.build(specs));
+        boolean v32 = "3.2".equals(queryValue(request, "openapi"));
+        writeJson(response, callback, 200, document.build(specs, v32));
       } else if (path.equals(OPS)) {
         requireGet(method);
         writeJson(response, callback, 200, listing(identity));
@@ -272,6 +273,14 @@ public final class GatewayHandler extends Handler.Abstract {
       throw Errors.of(ErrorCode.UNAUTHENTICATED, "The bearer token is not valid");
     }
     return identity.get();
+  }
+
+  private static String queryValue(Request request, String name) {
+    try {
+      return Request.extractQueryParameters(request, StandardCharsets.UTF_8).getValue(name);
+    } catch (RuntimeException e) {
+      throw Errors.of(ErrorCode.INVALID_INPUT, "The query string is not valid");
+    }
   }
 
   private static void requireGet(String method) {

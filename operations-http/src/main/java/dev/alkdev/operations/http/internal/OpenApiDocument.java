@@ -37,9 +37,14 @@ final class OpenApiDocument {
     this.bearer = bearer;
   }
 
-  ObjectNode build(List<OperationSpec> specs) {
+  /**
+   * The document. OpenAPI 3.1 has no way to describe a stream's items, so there the item schema
+   * goes under {@code x-itemSchema} (3.1 validators accept extensions); with {@code v32} the
+   * document says 3.2.0 and uses 3.2's {@code itemSchema}.
+   */
+  ObjectNode build(List<OperationSpec> specs, boolean v32) {
     ObjectNode doc = NODES.objectNode();
-    doc.put("openapi", "3.1.0");
+    doc.put("openapi", v32 ? "3.2.0" : "3.1.0");
     ObjectNode info = doc.putObject("info");
     info.put("title", title);
     info.put("version", "1.0.0");
@@ -73,13 +78,13 @@ final class OpenApiDocument {
           .put("scheme", "bearer");
     }
     for (OperationSpec spec : specs) {
-      paths.set("/ops/" + spec.id(), pathItem(spec, schemas));
+      paths.set("/ops/" + spec.id(), pathItem(spec, schemas, v32));
     }
     doc.set("components", components);
     return doc;
   }
 
-  private ObjectNode pathItem(OperationSpec spec, ObjectNode schemas) {
+  private ObjectNode pathItem(OperationSpec spec, ObjectNode schemas, boolean v32) {
     String prefix = componentName(spec.id());
     JsonNode input = embed(spec.inputSchema().json(), prefix + "_input", schemas);
     JsonNode output = embed(spec.outputSchema().json(), prefix + "_output", schemas);
@@ -125,7 +130,7 @@ final class OpenApiDocument {
               + " number), then 'call.completed', or 'call.error' with the error shape");
       ObjectNode media = ok.putObject("content").putObject("text/event-stream");
       media.putObject("schema").put("type", "string");
-      media.set("itemSchema", envelope);
+      media.set(v32 ? "itemSchema" : "x-itemSchema", envelope);
     } else {
       ok.put("description", "The result in its response envelope");
       ok.putObject("content").putObject("application/json").set("schema", envelope);
@@ -178,8 +183,14 @@ final class OpenApiDocument {
     return error;
   }
 
-  /** Whether the input can be sent as query fields: an object of scalars (or arrays of them). */
+  /**
+   * Whether the input can be sent as query fields: an object of scalars (or arrays of them), or no
+   * schema at all (a call without input, as most such operations are).
+   */
   private static boolean isFlat(JsonNode input) {
+    if (input.isObject() && input.isEmpty()) {
+      return true;
+    }
     if (!input.isObject() || !types(input).equals(List.of("object"))) {
       return false;
     }
