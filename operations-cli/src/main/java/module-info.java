@@ -6,7 +6,9 @@
  *
  * <p>Sources other than the demo come from the {@link dev.alkdev.operations.source.SourceFactory}
  * implementations the adapter modules provide ({@code operations-openapi}, {@code operations-mcp});
- * ops does not compile against them, it finds them with {@link java.util.ServiceLoader}.
+ * ops does not compile against them, it finds them with {@link java.util.ServiceLoader}. The remote
+ * transports behind {@code --nats}, {@code --redis} and {@code --ws} come the same way, as {@link
+ * dev.alkdev.operations.pubsub.PubSubFactory} implementations.
  */
 module dev.alkdev.operations.cli {
   requires dev.alkdev.operations.core;
@@ -23,4 +25,5 @@ module dev.alkdev.operations.cli {
       tools.jackson.databind;
 
   uses dev.alkdev.operations.source.SourceFactory;
+  uses dev.alkdev.operations.pubsub.PubSubFactory;
 }

@@ -8,4 +8,7 @@ module dev.alkdev.operations.transport.nats {
   requires org.slf4j;
 
   exports dev.alkdev.operations.transport.nats;
+
+  provides dev.alkdev.operations.pubsub.PubSubFactory with
+      dev.alkdev.operations.transport.nats.internal.NatsPubSubFactory;
 }

@@ -35,4 +35,54 @@ record CliRun(int code, String out, String err) {
     int code = Ops.run(terminal, args);
     return new CliRun(code, out.toString(), err.toString());
   }
+
+  /**
+   * {@code ops} running on a thread of this JVM, its output readable while it runs; closing its
+   * input stops an {@code ops serve} (see ServeCommand), the way a signal does in a process.
+   */
+  record Background(
+      java.util.concurrent.CompletableFuture<Integer> exit,
+      StringWriter out,
+      StringWriter err,
+      java.io.PipedOutputStream stop) {
+    static Background start(String... args) throws java.io.IOException {
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      java.io.PipedOutputStream stop = new java.io.PipedOutputStream();
+      Terminal terminal =
+          new Terminal(
+              new PrintWriter(out, true),
+              new PrintWriter(err, true),
+              new java.io.PipedInputStream(stop),
+              Map.of(),
+              Path.of("target/no-home"),
+              false,
+              false);
+      java.util.concurrent.CompletableFuture<Integer> exit =
+          new java.util.concurrent.CompletableFuture<>();
+      Thread thread = new Thread(() -> exit.complete(Ops.run(terminal, args)), "test-ops");
+      thread.setDaemon(true);
+      thread.start();
+      return new Background(exit, out, err, stop);
+    }
+
+    void awaitErr(String text) throws InterruptedException {
+      await(err, text);
+    }
+
+    void awaitOut(String text) throws InterruptedException {
+      await(out, text);
+    }
+
+    private void await(StringWriter stream, String text) throws InterruptedException {
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (!stream.toString().contains(text)) {
+        if (exit.isDone() || System.nanoTime() > until) {
+          throw new AssertionError(
+              "ops did not print \"" + text + "\"; out: " + out + "\nerr: " + err);
+        }
+        Thread.sleep(20);
+      }
+    }
+  }
 }

@@ -110,6 +110,102 @@ class OpsJarIT {
         .contains("subscription was cancelled");
   }
 
+  /** Starts {@code ops serve --nats URL}; returns once it said it is ready. */
+  private static Process serve(String natsUrl, Path errFile) throws Exception {
+    Process process =
+        java("serve", "--nats", natsUrl, "--heartbeat", "300ms", "--drain-timeout", "5s")
+            .redirectError(errFile.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!Files.readString(errFile).contains("ready;")) {
+      assertThat(process.isAlive()).as("ops serve exited: %s", Files.readString(errFile)).isTrue();
+      assertThat(System.nanoTime()).as("ops serve did not get ready").isLessThan(until);
+      Thread.sleep(20);
+    }
+    return process;
+  }
+
+  @Test
+  void sigtermDrainsServeAndItsNodeLeaves(@TempDir Path dir) throws Exception {
+    try (var nats = dev.alkdev.operations.transport.nats.NatsServer.start()) {
+      Path errFile = dir.resolve("serve-err.txt");
+      Process process = serve(nats.url(), errFile);
+      try {
+        CliRun call =
+            CliRun.run(
+                "--no-demo",
+                "--nats",
+                nats.url(),
+                "call",
+                "demo.echo",
+                "--input",
+                "{\"message\":\"x\"}",
+                "--json");
+        assertThat(call.code()).as(call.err()).isZero();
+        // A stream in flight when SIGTERM arrives is cancelled once the drain timeout is over,
+        // and its caller hears UNAVAILABLE; the process exits as a SIGTERMed one does.
+        CliRun.Background subscribe =
+            CliRun.Background.start(
+                "--no-demo",
+                "--nats",
+                nats.url(),
+                "subscribe",
+                "demo.clock",
+                "--input",
+                "{\"ticks\":100000,\"intervalMs\":50}");
+        subscribe.awaitOut("\"tick\":3");
+        long terminated = System.nanoTime();
+        process.destroy(); // SIGTERM
+        assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        long tookMs = (System.nanoTime() - terminated) / 1_000_000;
+        assertThat(process.exitValue()).isEqualTo(143);
+        assertThat(tookMs).as("drain took").isBetween(4_000L, 12_000L);
+        assertThat(Files.readString(errFile))
+            .contains("stopping (signal)")
+            .containsPattern("stopped after \\d+ ms");
+        assertThat(subscribe.exit().get(20, TimeUnit.SECONDS))
+            .as(subscribe.err().toString())
+            .isEqualTo(ExitCodes.UNAVAILABLE);
+        // Gone from the catalog: nothing serves demo.echo any more.
+        CliRun after = CliRun.run("--no-demo", "--nats", nats.url(), "call", "demo.echo");
+        assertThat(after.code()).isEqualTo(ExitCodes.NO_RESPONDERS);
+      } finally {
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void aServeProcessKilledWithSigkillEndsItsCallersStreamWithUnavailable(@TempDir Path dir)
+      throws Exception {
+    try (var nats = dev.alkdev.operations.transport.nats.NatsServer.start()) {
+      Process process = serve(nats.url(), dir.resolve("serve-err.txt"));
+      try {
+        CliRun.Background subscribe =
+            CliRun.Background.start(
+                "--no-demo",
+                "--nats",
+                nats.url(),
+                "subscribe",
+                "demo.clock",
+                "--input",
+                "{\"ticks\":100000,\"intervalMs\":50}");
+        subscribe.awaitOut("\"tick\":3");
+        long killed = System.nanoTime();
+        process.destroyForcibly(); // SIGKILL: no bye
+        int code = subscribe.exit().get(20, TimeUnit.SECONDS);
+        long tookMs = (System.nanoTime() - killed) / 1_000_000;
+        assertThat(code).as(subscribe.err().toString()).isEqualTo(ExitCodes.UNAVAILABLE);
+        // Three heartbeats (900 ms) of silence, plus slack for a loaded machine.
+        assertThat(tookMs).as("ms from SIGKILL to the caller's exit").isLessThan(1_500L);
+        System.out.println("ops serve SIGKILL to caller UNAVAILABLE: " + tookMs + " ms");
+      } finally {
+        process.destroyForcibly();
+      }
+    }
+  }
+
   @Test
   void noopBaselineStartsAndPrintsNothing() throws IOException, InterruptedException {
     Process process =

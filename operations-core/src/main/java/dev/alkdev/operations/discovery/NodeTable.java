@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -44,6 +45,9 @@ final class NodeTable {
   private final ConcurrentLinkedQueue<Runnable> changes = new ConcurrentLinkedQueue<>();
   private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
   private boolean closed; // guarded by this
+  // When the table last learnt something new (a node or its specs), for RemoteCatalog's settling.
+  private volatile long lastNews = System.nanoTime();
+  private final AtomicInteger reading = new AtomicInteger();
 
   /** One serving node as this caller knows it. */
   private static final class Node {
@@ -171,6 +175,45 @@ final class NodeTable {
     return serving;
   }
 
+  /** When the table last met a new node or new specs ({@link System#nanoTime()}). */
+  long lastNews() {
+    return lastNews;
+  }
+
+  /** Marks now as news: a query went out, so answers are due. */
+  void expectNews() {
+    lastNews = System.nanoTime();
+  }
+
+  /**
+   * A discovery message arrived and is being read: reading a hello builds its specs (JSON Schemas
+   * compiled), which can take longer than the quiet period on a cold JVM, so it counts as news from
+   * its arrival until it is read.
+   */
+  void reading(boolean started) {
+    if (started) {
+      reading.incrementAndGet();
+    } else {
+      reading.decrementAndGet();
+    }
+    lastNews = System.nanoTime();
+  }
+
+  /** Whether a discovery message is being read now. */
+  boolean isReading() {
+    return reading.get() > 0;
+  }
+
+  /** Whether every node known has told its specs (none is being asked or assembled). */
+  synchronized boolean specsKnown() {
+    for (Node node : nodes.values()) {
+      if (node.specs == null || !node.digest.equals(node.specsDigest)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   synchronized boolean knows(String nodeId) {
     return nodes.containsKey(nodeId);
   }
@@ -213,7 +256,12 @@ final class NodeTable {
     if (closed) {
       return null;
     }
-    Node node = nodes.computeIfAbsent(nodeId, Node::new);
+    Node node = nodes.get(nodeId);
+    if (node == null) {
+      node = new Node(nodeId);
+      nodes.put(nodeId, node);
+      lastNews = System.nanoTime();
+    }
     node.intervalNanos = Duration.ofMillis(heartbeatMillis).toNanos();
     node.lastSeen = System.nanoTime();
     if (node.expiry == null) {
@@ -241,6 +289,7 @@ final class NodeTable {
     node.specs = byId;
     node.specsDigest = digest;
     node.assembly = null;
+    lastNews = System.nanoTime();
     reindex();
   }
 

@@ -157,7 +157,42 @@ public final class RemoteCatalog implements AutoCloseable {
 
   /** Asks every node to announce itself again (after a reconnect, say). */
   public void refresh() {
+    table.expectNews();
     publish(ProtocolTopics.NODES, new NodeEvent.Query(inbox));
+  }
+
+  /**
+   * Waits until the answers to this catalog's query have come in: every node it knows has told its
+   * specs, and nothing new (a node, or specs) has arrived for {@code quiet} since the query or the
+   * last news. For a command-line caller that lists or calls once and must not decide "nobody
+   * serves it" before the nodes had a chance to answer; a long-running caller need not wait (its
+   * listeners hear the nodes as they come). Nodes that do not answer within {@code timeout} are
+   * still learnt later, from their heartbeats.
+   *
+   * @param quiet how long without news counts as settled: a few round trips to the broker
+   * @return whether it settled within {@code timeout}
+   */
+  public boolean awaitSettled(Duration quiet, Duration timeout) {
+    Objects.requireNonNull(quiet, "quiet");
+    Objects.requireNonNull(timeout, "timeout");
+    long end = System.nanoTime() + timeout.toNanos();
+    long quietNanos = quiet.toNanos();
+    while (!closed) {
+      long now = System.nanoTime();
+      if (now - table.lastNews() >= quietNanos && !table.isReading() && table.specsKnown()) {
+        return true;
+      }
+      if (now >= end) {
+        return false;
+      }
+      try {
+        Thread.sleep(Math.max(1, Math.min(5, (end - now) / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
   }
 
   /** Discovery messages this catalog could not read. */
@@ -262,6 +297,15 @@ public final class RemoteCatalog implements AutoCloseable {
   // ------------------------------------------------------------------ discovery
 
   private void onDiscovery(Message message) {
+    table.reading(true);
+    try {
+      readDiscovery(message);
+    } finally {
+      table.reading(false);
+    }
+  }
+
+  private void readDiscovery(Message message) {
     NodeEvent event;
     try {
       event = NodeEvents.decode(message.payload(), pubsub.maxMessageBytes());

@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       CallCommand.class,
       SubscribeCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     },
     description = {
@@ -39,6 +40,8 @@ import picocli.CommandLine.Spec;
       "  ops call demo.createNote --input @note.json",
       "  ops subscribe demo.clock --input '{\"ticks\":5,\"intervalMs\":200}'",
       "  ops --openapi pets=./pets.yaml --base-url pets=http://localhost:8080 list",
+      "  ops serve --nats nats://127.0.0.1:4222      serve the demo as a node on NATS",
+      "  ops --nats nats://127.0.0.1:4222 list        what the nodes on NATS serve",
       "",
       "Configuration: --config FILE, else $OPS_CONFIG, else ~/.config/ops/config.yaml",
       "  if present: YAML or JSON with openapi (NAME: {location, baseUrl, auth}) and",
@@ -109,6 +112,26 @@ public final class OpsCommand implements Callable<Integer> {
   List<String> mcpUrls = new ArrayList<>();
 
   @Option(
+      names = "--nats",
+      paramLabel = "URL",
+      description =
+          "Add every operation served on this NATS server or cluster (nats://host:4222; several"
+              + " URLs separated by commas). Before the command.")
+  List<String> nats = new ArrayList<>();
+
+  @Option(
+      names = "--redis",
+      paramLabel = "URL",
+      description = "Add every operation served through this Redis (redis://host:6379).")
+  List<String> redis = new ArrayList<>();
+
+  @Option(
+      names = "--ws",
+      paramLabel = "URL",
+      description = "Add every operation served through this hub (ws://host:port/ws), as a spoke.")
+  List<String> ws = new ArrayList<>();
+
+  @Option(
       names = "--load-timeout",
       paramLabel = "DURATION",
       defaultValue = "30s",
@@ -176,9 +199,23 @@ public final class OpsCommand implements Callable<Integer> {
     return Files.isRegularFile(home) ? home : null;
   }
 
+  /** The remote transports named before the command, in the order of the flags' kinds. */
+  List<RemoteTransports.Remote> remotes() {
+    List<RemoteTransports.Remote> remotes = new ArrayList<>();
+    nats.forEach(url -> remotes.add(new RemoteTransports.Remote("nats", url)));
+    redis.forEach(url -> remotes.add(new RemoteTransports.Remote("redis", url)));
+    ws.forEach(url -> remotes.add(new RemoteTransports.Remote("ws", url)));
+    return remotes;
+  }
+
   /** Loads every source into one registry; the caller closes the session. */
   Session session() {
-    SourceSet sources = SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout);
+    SourceSet sources =
+        SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout)
+            .plus(
+                remotes().stream()
+                    .map(remote -> new RemoteSource(remote, loadTimeout, terminal.env()))
+                    .toList());
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;
     return Session.open(sources, loadTimeout, progress);

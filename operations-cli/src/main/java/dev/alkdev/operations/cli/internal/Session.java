@@ -1,5 +1,7 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.cli.ExitCodes;
@@ -44,6 +46,10 @@ public final class Session implements AutoCloseable {
     if (spec.isPresent()) {
       return spec.get();
     }
+    List<RemoteSource> remotes = remotes();
+    if (!remotes.isEmpty()) {
+      throw nobodyServes(id, remotes);
+    }
     List<String> close =
         Suggestions.closest(id, registry.list().stream().map(OperationSpec::id).toList(), 3);
     String did = close.isEmpty() ? null : "did you mean " + String.join(", ", close) + "?";
@@ -51,6 +57,40 @@ public final class Session implements AutoCloseable {
     throw did == null
         ? new Failure(ExitCodes.OPERATION_NOT_FOUND, "unknown operation " + id, list)
         : new Failure(ExitCodes.OPERATION_NOT_FOUND, "unknown operation " + id, did, list);
+  }
+
+  /** The remote transports of this run ({@code --nats}, {@code --redis}, {@code --ws}). */
+  List<RemoteSource> remotes() {
+    return sources.sources().stream()
+        .filter(RemoteSource.class::isInstance)
+        .map(RemoteSource.class::cast)
+        .toList();
+  }
+
+  /**
+   * With remote transports, an id nobody has announced is not "unknown": the nodes were asked and
+   * answered (the source waited for that), and none serves it, which is what NO_RESPONDERS says.
+   */
+  private static CallError nobodyServes(String id, List<RemoteSource> remotes) {
+    StringBuilder where = new StringBuilder();
+    int nodes = 0;
+    for (RemoteSource remote : remotes) {
+      where
+          .append(where.length() == 0 ? "" : ", ")
+          .append(remote.remote().kind())
+          .append(' ')
+          .append(remote.name());
+      nodes += remote.nodes().size();
+    }
+    return CallError.of(
+        ErrorCode.NO_RESPONDERS,
+        "No node serves "
+            + id
+            + " here or on "
+            + where
+            + " ("
+            + nodes
+            + (nodes == 1 ? " node answered)" : " nodes answered)"));
   }
 
   @Override

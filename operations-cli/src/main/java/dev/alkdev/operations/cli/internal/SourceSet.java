@@ -134,6 +134,13 @@ public final class SourceSet implements AutoCloseable {
     return factories;
   }
 
+  /** This set and {@code more}, closed together. */
+  SourceSet plus(List<? extends OperationSource> more) {
+    List<OperationSource> all = new ArrayList<>(sources);
+    all.addAll(more);
+    return new SourceSet(all);
+  }
+
   public List<OperationSource> sources() {
     return sources;
   }

@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.transport.nats.internal.RateLimitedWarning;
@@ -19,6 +20,7 @@ import io.nats.client.Nats;
 import io.nats.client.api.ServerInfo;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -119,12 +121,24 @@ public final class NatsPubSub implements PubSub {
     } catch (IOException | RuntimeException e) {
       throw CallError.of(
           ErrorCode.UNAVAILABLE,
-          "Cannot connect to NATS at " + options.servers() + ": " + e.getMessage(),
+          "Cannot connect to NATS at "
+              + options.servers().stream().map(PubSubFactory.Target::redacted).toList()
+              + ": "
+              + redacted(String.valueOf(e.getMessage()), options.servers()),
           e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw CallError.of(ErrorCode.UNAVAILABLE, "Interrupted while connecting to NATS", e);
     }
+  }
+
+  /** jnats names the servers in its messages, credentials included: those go. */
+  private static String redacted(String message, List<String> servers) {
+    String out = message;
+    for (String server : servers) {
+      out = out.replace(server, PubSubFactory.Target.redacted(server));
+    }
+    return out;
   }
 
   @Override

@@ -9,10 +9,13 @@ import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.discovery.RemoteCatalog;
+import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +73,31 @@ class NatsExamplesTest {
         CompletionException failure = catchThrowableOfType(CompletionException.class, nobody::join);
         assertThat(((CallError) failure.getCause()).code()).isEqualTo(ErrorCode.NO_RESPONDERS);
       }
+    }
+  }
+
+  @Test
+  void aCatalogFindsANodeAndCallsIt() throws Exception {
+    String url = server.url();
+    // snippet: discovery
+    try (NatsPubSub nodeSide = NatsPubSub.connect(NatsOptions.builder(url).build());
+        NatsPubSub callerSide = NatsPubSub.connect(NatsOptions.builder(url).build());
+        OperationRegistry registry = OperationRegistry.create();
+        ServingNode node = ServingNode.start(registry, nodeSide);
+        RemoteCatalog catalog = RemoteCatalog.create(callerSide)) {
+      registry.register(
+          OperationSpec.builder("billing", "quote")
+              .type(OperationType.QUERY)
+              .inputSchema("{\"type\":\"object\",\"required\":[\"sku\"]}")
+              .build(),
+          Handler.blocking((input, ctx) -> input));
+      // Until the nodes have answered its query: no news for 250 ms, every node's specs read.
+      catalog.awaitSettled(Duration.ofMillis(250), Duration.ofSeconds(5));
+      ResponseEnvelope<JsonNode> quote =
+          catalog.call("billing.quote", Map.of("sku", "A-1")).get(5, TimeUnit.SECONDS);
+      // end-snippet
+      assertThat(quote.data().get("sku").asText()).isEqualTo("A-1");
+      assertThat(catalog.nodes()).extracting(n -> n.nodeId()).containsExactly(node.nodeId());
     }
   }
 }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * as a crash would) and restarted on the same port. The binary is Debian's {@code nats-server}
  * package ({@code scripts/install-deps.sh} installs it).
  */
-final class NatsServer implements AutoCloseable {
+public final class NatsServer implements AutoCloseable {
   private static final Path BINARY = locate();
 
   private final int port;
@@ -30,7 +30,7 @@ final class NatsServer implements AutoCloseable {
   }
 
   /** A single server on a free port, accepting clients when this returns. */
-  static NatsServer start(String... extraArgs) throws IOException {
+  public static NatsServer start(String... extraArgs) throws IOException {
     NatsServer server = new NatsServer(freePort(), List.of(extraArgs));
     server.launch();
     return server;
@@ -40,7 +40,7 @@ final class NatsServer implements AutoCloseable {
    * Two servers joined by a route (a cluster), each accepting clients when this returns; the route
    * itself may take a moment longer to form.
    */
-  static NatsServer[] startCluster() throws IOException {
+  public static NatsServer[] startCluster() throws IOException {
     int routeA = freePort();
     int routeB = freePort();
     NatsServer a =
@@ -68,16 +68,16 @@ final class NatsServer implements AutoCloseable {
     return new NatsServer[] {a, b};
   }
 
-  String url() {
+  public String url() {
     return "nats://127.0.0.1:" + port;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** Kills the server at once (SIGKILL): clients see their sockets reset. */
-  synchronized void kill() throws InterruptedException {
+  public synchronized void kill() throws InterruptedException {
     if (process != null) {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
@@ -86,7 +86,7 @@ final class NatsServer implements AutoCloseable {
   }
 
   /** Starts the server again on the same port. */
-  synchronized void restart() throws IOException {
+  public synchronized void restart() throws IOException {
     launch();
   }
 

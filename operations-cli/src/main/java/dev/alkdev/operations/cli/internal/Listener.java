@@ -1,0 +1,24 @@
+package dev.alkdev.operations.cli.internal;
+
+/**
+ * One way {@code ops serve} serves the run's operations: a node on a transport, an HTTP or MCP
+ * server, a hub. Started by {@link ServeCommand}; all of a run's listeners share one serving
+ * pipeline, so limits and draining are counted once.
+ */
+interface Listener {
+
+  /** What it is, one word: "nats", "http", "mcp-http". */
+  String kind();
+
+  /** Where to reach it: a URL, or "stdio". */
+  String address();
+
+  /** More about it for the listener's line (a node id), or empty. */
+  String detail();
+
+  /**
+   * Stops taking new calls, lets running calls finish up to the drain timeout it was started with,
+   * cancels the rest and releases what it holds. Blocks until then; never throws; harmless twice.
+   */
+  void close();
+}

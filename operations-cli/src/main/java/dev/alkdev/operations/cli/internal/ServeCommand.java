@@ -1,0 +1,258 @@
+package dev.alkdev.operations.cli.internal;
+
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.cli.ExitCodes;
+import dev.alkdev.operations.serving.OperationServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ops serve}: serves every loaded source (the demo, OpenAPI documents, MCP servers, remote
+ * catalogs) through every listener named, all over one serving pipeline, until SIGTERM or Ctrl-C,
+ * which drain: no new calls, running calls finish up to {@code --drain-timeout}, the rest are
+ * cancelled.
+ */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serves every loaded operation until stopped. Prints one line per listener, then what it"
+          + " serves. SIGTERM or Ctrl-C drains: no new calls, running calls finish (up to"
+          + " --drain-timeout), the rest are cancelled; then it exits."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  ops serve --nats nats://127.0.0.1:4222            the demo, as a node on NATS",
+      "  ops --no-demo --openapi pets=./pets.yaml serve --nats nats://10.0.0.5:4222",
+      "  ops --nats nats://127.0.0.1:4222 list             from another machine",
+      "",
+      "NATS credentials come from the environment: NATS_CREDS (a credentials file),",
+      "NATS_NKEY (a seed file), NATS_TOKEN, or NATS_USER with NATS_PASSWORD."
+    })
+final class ServeCommand implements Callable<Integer> {
+  @ParentCommand OpsCommand root;
+
+  @Option(
+      names = "--nats",
+      paramLabel = "URL",
+      description = "Serve as a node on this NATS server or cluster (URLs separated by commas).")
+  List<String> nats = new ArrayList<>();
+
+  @Option(
+      names = "--redis",
+      paramLabel = "URL",
+      description = "Serve as a node through this Redis (redis://host:6379).")
+  List<String> redis = new ArrayList<>();
+
+  @Option(
+      names = "--connect",
+      paramLabel = "URL",
+      description = "Serve as a spoke of this WebSocket hub (ws://host:port/ws).")
+  List<String> connect = new ArrayList<>();
+
+  @Option(
+      names = "--node-id",
+      paramLabel = "ID",
+      description = "This node's id on the transports (default: 32 random hex digits).")
+  String nodeId;
+
+  @Option(
+      names = "--heartbeat",
+      paramLabel = "DURATION",
+      defaultValue = "2s",
+      converter = Durations.class,
+      description =
+          "How often the node says it is alive; callers drop it after three silent intervals"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration heartbeat;
+
+  @Option(
+      names = "--drain-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = Durations.class,
+      description =
+          "On SIGTERM or Ctrl-C, how long running calls may take to finish before they are"
+              + " cancelled (default: ${DEFAULT-VALUE}).")
+  Duration drainTimeout;
+
+  @Override
+  public Integer call() {
+    if (nats.isEmpty() && redis.isEmpty() && connect.isEmpty()) {
+      throw new Failure(
+          ExitCodes.USAGE,
+          "ops serve needs at least one listener",
+          "add --nats URL, --redis URL or --connect URL; run `ops serve --help`");
+    }
+    Output output = root.output();
+    Session session = root.session();
+    OperationServer server = OperationServer.create(session.registry());
+    List<Listener> listeners = new ArrayList<>();
+    try {
+      NodeListener.Settings settings =
+          new NodeListener.Settings(
+              Optional.ofNullable(nodeId),
+              heartbeat,
+              drainTimeout,
+              root.loadTimeout,
+              root.terminal().env());
+      for (RemoteTransports.Remote remote : remotes()) {
+        listeners.add(NodeListener.start(remote, server, settings));
+      }
+    } catch (RuntimeException e) {
+      stop(listeners, server, session);
+      throw e;
+    }
+    printListeners(output, listeners, session);
+    CompletableFuture<String> stopRequested = new CompletableFuture<>();
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
+    Thread hook = null;
+    if (root.terminal().signals()) {
+      hook = signalHook(stopRequested, stopped);
+    } else {
+      watchInput(root.terminal().in(), stopRequested);
+    }
+    String why;
+    try {
+      why = stopRequested.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      why = "interrupted";
+    } catch (ExecutionException e) {
+      why = String.valueOf(e.getCause());
+    }
+    output
+        .err()
+        .println(
+            "stopping (" + why + "): draining calls for up to " + drainTimeout.toSeconds() + "s");
+    output.err().flush();
+    long started = System.nanoTime();
+    stop(listeners, server, session);
+    output
+        .err()
+        .println(
+            "stopped after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
+    output.err().flush();
+    stopped.complete(null);
+    if (hook != null) {
+      removeHook(hook);
+    }
+    return ExitCodes.OK;
+  }
+
+  private List<RemoteTransports.Remote> remotes() {
+    List<RemoteTransports.Remote> remotes = new ArrayList<>();
+    nats.forEach(url -> remotes.add(new RemoteTransports.Remote("nats", url)));
+    redis.forEach(url -> remotes.add(new RemoteTransports.Remote("redis", url)));
+    connect.forEach(url -> remotes.add(new RemoteTransports.Remote("ws", url)));
+    return remotes;
+  }
+
+  /** One line per listener on stdout, then the operations served (a table). */
+  private void printListeners(Output output, List<Listener> listeners, Session session) {
+    int width = listeners.stream().mapToInt(l -> l.kind().length()).max().orElse(0);
+    for (Listener listener : listeners) {
+      String kind = String.format("%-" + width + "s", listener.kind());
+      String detail = listener.detail().isEmpty() ? "" : "  " + output.dim(listener.detail());
+      output.out().println("serving on " + output.bold(kind) + "  " + listener.address() + detail);
+    }
+    List<OperationSpec> specs = session.registry().list();
+    output.out().println(specs.size() + (specs.size() == 1 ? " operation:" : " operations:"));
+    output.table(
+        List.of("ID", "TYPE", "DESCRIPTION"),
+        specs.stream().map(s -> List.of(s.id(), s.type().name(), s.description())).toList(),
+        root.terminal().width());
+    output.out().flush();
+    output.err().println("ready; SIGTERM or Ctrl-C drains and stops");
+    output.err().flush();
+  }
+
+  /**
+   * Drains and closes every listener at once (they share the pipeline, so the drain timeout is
+   * spent once, not once per listener), then the pipeline and the sources.
+   */
+  private static void stop(List<Listener> listeners, OperationServer server, Session session) {
+    List<Thread> closing = new ArrayList<>();
+    for (Listener listener : listeners) {
+      Thread thread = new Thread(listener::close, "ops-serve-close-" + listener.kind());
+      thread.start();
+      closing.add(thread);
+    }
+    for (Thread thread : closing) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    server.close();
+    session.close();
+  }
+
+  /**
+   * SIGTERM and Ctrl-C run the JVM's shutdown hooks: this one asks the command to stop and waits
+   * (the JVM exits when the hooks return) until it has drained, bounded by the drain timeout and a
+   * margin, so a stuck close cannot keep the process alive.
+   */
+  private Thread signalHook(
+      CompletableFuture<String> stopRequested, CompletableFuture<Void> stopped) {
+    Thread hook =
+        new Thread(
+            () -> {
+              stopRequested.complete("signal");
+              try {
+                stopped.get(drainTimeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (ExecutionException | TimeoutException e) {
+                // Exit anyway.
+              }
+            },
+            "ops-serve-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    return hook;
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // The hook is running; it returns once `stopped` is complete.
+    }
+  }
+
+  /**
+   * Embedded (no signals: a test, a host that runs ops in its own JVM), the command serves until
+   * its input ends: closing the stream it was given stops it, drained like a signal.
+   */
+  private static void watchInput(InputStream in, CompletableFuture<String> stopRequested) {
+    Thread watcher =
+        new Thread(
+            () -> {
+              try {
+                while (in.read() >= 0) {
+                  // Anything written is ignored; only the end counts.
+                }
+              } catch (IOException e) {
+                // Ended as well.
+              }
+              stopRequested.complete("input ended");
+            },
+            "ops-serve-input");
+    watcher.setDaemon(true);
+    watcher.start();
+  }
+}
