@@ -12,6 +12,7 @@
  */
 module dev.alkdev.operations.cli {
   requires dev.alkdev.operations.core;
+  requires dev.alkdev.operations.http;
   requires info.picocli;
   requires org.slf4j;
   requires tools.jackson.dataformat.yaml;

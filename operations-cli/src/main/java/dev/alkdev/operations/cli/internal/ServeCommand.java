@@ -34,6 +34,7 @@ import picocli.CommandLine.ParentCommand;
     },
     footerHeading = "%nExamples:%n",
     footer = {
+      "  ops serve --http 8080                             the demo over HTTP, console on /",
       "  ops serve --nats nats://127.0.0.1:4222            the demo, as a node on NATS",
       "  ops --no-demo --openapi pets=./pets.yaml serve --nats nats://10.0.0.5:4222",
       "  ops --nats nats://127.0.0.1:4222 list             from another machine",
@@ -43,6 +44,14 @@ import picocli.CommandLine.ParentCommand;
     })
 final class ServeCommand implements Callable<Integer> {
   @ParentCommand OpsCommand root;
+
+  @Option(
+      names = "--http",
+      paramLabel = "PORT",
+      description =
+          "Serve over HTTP: operations at /ops/{id}, the OpenAPI document at /openapi.json, the"
+              + " web console at /. PORT alone binds 127.0.0.1; HOST:PORT binds that host.")
+  List<String> http = new ArrayList<>();
 
   @Option(
       names = "--nats",
@@ -90,11 +99,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (nats.isEmpty() && redis.isEmpty() && connect.isEmpty()) {
+    if (http.isEmpty() && nats.isEmpty() && redis.isEmpty() && connect.isEmpty()) {
       throw new Failure(
           ExitCodes.USAGE,
           "ops serve needs at least one listener",
-          "add --nats URL, --redis URL or --connect URL; run `ops serve --help`");
+          "add --http PORT, --nats URL, --redis URL or --connect URL; run `ops serve --help`");
     }
     Output output = root.output();
     Session session = root.session();
@@ -108,6 +117,9 @@ final class ServeCommand implements Callable<Integer> {
               drainTimeout,
               root.loadTimeout,
               root.terminal().env());
+      for (String address : http) {
+        listeners.add(HttpListener.start(address, server, drainTimeout));
+      }
       for (RemoteTransports.Remote remote : remotes()) {
         listeners.add(NodeListener.start(remote, server, settings));
       }
