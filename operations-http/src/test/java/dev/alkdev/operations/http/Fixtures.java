@@ -105,8 +105,12 @@ final class Fixtures {
             (input, ctx) -> {
               CountDownLatch never = new CountDownLatch(1);
               ctx.cancellation().onCancel(never::countDown);
-              never.await(30, TimeUnit.SECONDS);
-              slowCancelled.countDown();
+              try {
+                never.await(30, TimeUnit.SECONDS);
+              } finally {
+                // Cancelled: by its context, or by the interrupt of its thread.
+                slowCancelled.countDown();
+              }
               throw CallError.of(ErrorCode.CANCELLED, "stopped");
             }));
     registry.register(

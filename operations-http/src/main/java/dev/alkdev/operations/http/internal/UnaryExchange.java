@@ -38,6 +38,10 @@ final class UnaryExchange implements CallSink {
    * and with it the handler.
    */
   void watch() {
+    // HTTP/1.1 gives no sign of a client that left while its call runs (nothing is read or
+    // written until the answer), so a connection silent for the idle timeout ends the call: the
+    // handler is cancelled rather than left running for nobody.
+    request.addIdleTimeoutListener(timeout -> true);
     request.addFailureListener(
         failure -> {
           ServedCall c = call;
