@@ -24,6 +24,10 @@ final class Fixtures {
 
   final AtomicReference<String> lastEventId = new AtomicReference<>();
 
+  /** Items demo.big has emitted so far. */
+  final java.util.concurrent.atomic.AtomicLong bigEmitted =
+      new java.util.concurrent.atomic.AtomicLong();
+
   Fixtures() {
     registry.register(
         OperationSpec.builder("demo", "echo")
@@ -118,6 +122,16 @@ final class Fixtures {
         Handler.blocking(
             (input, ctx) -> {
               throw new IllegalStateException("secret internal detail");
+            }));
+    registry.register(
+        OperationSpec.builder("demo", "big").type(OperationType.SUBSCRIPTION).build(),
+        Handler.emitter(
+            (input, ctx, emitter) -> {
+              String chunk = "x".repeat(64 * 1024);
+              while (!emitter.isCancelled()) {
+                emitter.emit(chunk);
+                bigEmitted.incrementAndGet();
+              }
             }));
     registry.register(
         OperationSpec.builder("demo", "ticks")

@@ -290,6 +290,33 @@ class GatewayTest extends GatewayTestSupport {
   }
 
   @Test
+  void aClientThatReadsNothingHoldsTheHandlerBack() throws Exception {
+    HttpResponse<InputStream> response =
+        CLIENT.send(
+            request(gateway, "/ops/demo.big").build(), HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream body = response.body()) {
+      // The handler stops once the demand window (32) and the socket buffers are full.
+      long held = -1;
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (held != fixtures.bigEmitted.get()) {
+        assertThat(System.nanoTime()).as("the handler never stopped").isLessThan(until);
+        held = fixtures.bigEmitted.get();
+        Thread.sleep(300);
+      }
+      assertThat(held).isLessThan(400); // 64 KiB items: at most ~25 MiB in flight
+      byte[] buffer = new byte[1 << 16];
+      long read = 0;
+      while (read < 8L * 1024 * 1024) {
+        int n = body.read(buffer);
+        assertThat(n).isPositive();
+        read += n;
+      }
+      // Reading lets it go on.
+      assertThat(fixtures.bigEmitted.get()).isGreaterThan(held);
+    }
+  }
+
+  @Test
   void healthAndReadiness() throws Exception {
     assertThat(get(gateway, "/healthz").statusCode()).isEqualTo(200);
     HttpResponse<String> ready = get(gateway, "/readyz");

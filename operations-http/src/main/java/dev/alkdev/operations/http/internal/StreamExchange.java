@@ -27,9 +27,9 @@ import tools.jackson.databind.JsonNode;
  * A stream's sink: items as Server-Sent Events, written by {@link SseWriter}.
  *
  * <p>The pipeline's threads never block here: signals go into a queue and a writer task on the
- * server's pool writes them (one at a time per stream), flushing once per batch. The caller's
- * demand is a window of {@link #WINDOW} items, topped up as items are written, so a client that
- * reads slowly slows the handler instead of filling memory. An idle stream gets a keep-alive
+ * server's pool writes them (one at a time per stream), flushing whenever it has caught up. The
+ * caller's demand is a window of {@link #WINDOW} items, topped up as items are written, so a client
+ * that reads slowly slows the handler instead of filling memory. An idle stream gets a keep-alive
  * comment every interval; a write that fails (the client went away) cancels the call, and with it
  * the handler.
  *
@@ -65,6 +65,7 @@ final class StreamExchange implements CallSink {
   // Only the writer task touches these (one at a time).
   private SseWriter sse;
   private boolean finished;
+  private boolean unflushed;
   private long nextId;
 
   StreamExchange(
@@ -177,11 +178,21 @@ final class StreamExchange implements CallSink {
   private void drain() {
     int missed = 1;
     while (true) {
-      int written = 0;
       Object next;
       while (!finished && (next = queue.poll()) != null) {
         try {
-          written += write(next);
+          int written = write(next);
+          if (written > 0 && !finished) {
+            // Demand goes back as soon as an item is in the writer's buffer; a producer that
+            // answers at once (on this thread) refills the queue and the loop goes on writing.
+            call.request(written);
+          }
+          if (!finished && queue.isEmpty() && unflushed) {
+            // Caught up: what the buffer holds goes out now. A busy stream is flushed when the
+            // writer's buffer fills, as a bare writer would, not once per item.
+            sse.flush();
+            unflushed = false;
+          }
         } catch (RuntimeException e) {
           // The client went away (or the stream broke): stop the handler, end the exchange.
           finished = true;
@@ -190,19 +201,6 @@ final class StreamExchange implements CallSink {
             call.cancel(UnaryExchange.CLIENT_GONE);
           }
           callback.failed(e);
-        }
-      }
-      if (!finished && written > 0) {
-        try {
-          sse.flush();
-        } catch (RuntimeException e) {
-          finished = true;
-          stop();
-          call.cancel(UnaryExchange.CLIENT_GONE);
-          callback.failed(e);
-        }
-        if (!finished) {
-          call.request(written);
         }
       }
       if (finished) {
@@ -259,6 +257,7 @@ final class StreamExchange implements CallSink {
     JsonNode data = dataOnly ? item.data() : item.toJson();
     sse.write(
         SseEvent.message(Inputs.JSON.writeValueAsString(data)).withId(Long.toString(nextId++)));
+    unflushed = true;
     return 1;
   }
 
