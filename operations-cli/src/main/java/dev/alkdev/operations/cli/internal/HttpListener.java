@@ -49,9 +49,15 @@ final class HttpListener implements Listener {
     } catch (IllegalArgumentException e) {
       throw new Failure(ExitCodes.USAGE, "--http " + address + ": " + e.getMessage());
     }
-    boolean loopback =
-        gateway.uri().getHost().startsWith("127.") || gateway.uri().getHost().equals("[::1]");
-    return new HttpListener(gateway, drainTimeout, loopback);
+    return new HttpListener(gateway, drainTimeout, isLoopback(host));
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false; // the gateway bound it, so this does not happen; warn rather than hide
+    }
   }
 
   @Override
