@@ -51,6 +51,18 @@ if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; 
   apt_install redis-server
 fi
 
+# Chromium and playwright-core: the HTTP gateway's console is tested in a real browser
+# (operations-http ConsoleBrowserTest). playwright-core goes into a cache directory, not the repo;
+# the test installs it there too when it is missing.
+if ! command -v chromium >/dev/null 2>&1; then
+  apt_install chromium
+fi
+if [ ! -f "$HOME/.cache/ops-browser/node_modules/playwright-core/package.json" ]; then
+  log "npm install playwright-core into ~/.cache/ops-browser"
+  npm install --no-audit --no-fund --prefix "$HOME/.cache/ops-browser" playwright-core@1.65.1 >/dev/null \
+    || log "could not install playwright-core; the console's browser test will skip"
+fi
+
 # Warm the npm cache with the pinned reference MCP server, so the tests do not download it
 # under their own timeouts. A failure here is not fatal: those tests then say why they skip.
 if [ -f scripts/install-mcp-reference.sh ]; then

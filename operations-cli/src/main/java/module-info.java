@@ -14,6 +14,7 @@ module dev.alkdev.operations.cli {
   requires dev.alkdev.operations.core;
   requires dev.alkdev.operations.transport.websocket; // ops serve --ws: the hub
   requires dev.alkdev.operations.mcpserver;
+  requires dev.alkdev.operations.http;
   requires info.picocli;
   requires org.slf4j;
   requires tools.jackson.dataformat.yaml;

@@ -34,6 +34,7 @@ import picocli.CommandLine.ParentCommand;
     },
     footerHeading = "%nExamples:%n",
     footer = {
+      "  ops serve --http 8080                             the demo over HTTP, console on /",
       "  ops serve --nats nats://127.0.0.1:4222            the demo, as a node on NATS",
       "  ops --no-demo --openapi pets=./pets.yaml serve --nats nats://10.0.0.5:4222",
       "  ops --nats nats://127.0.0.1:4222 list             from another machine",
@@ -71,6 +72,14 @@ final class ServeCommand implements Callable<Integer> {
       description =
           "Never offer operations whose id matches (wins over --mcp-include). Repeatable.")
   List<String> mcpExclude = new ArrayList<>();
+
+  @Option(
+      names = "--http",
+      paramLabel = "PORT",
+      description =
+          "Serve over HTTP: operations at /ops/{id}, the OpenAPI document at /openapi.json, the"
+              + " web console at /. PORT alone binds 127.0.0.1; HOST:PORT binds that host.")
+  List<String> http = new ArrayList<>();
 
   @Option(
       names = "--nats",
@@ -128,7 +137,8 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() {
     root.serving = true;
     boolean stdio = root.serveOverStdio();
-    if (nats.isEmpty()
+    if (http.isEmpty()
+        && nats.isEmpty()
         && redis.isEmpty()
         && connect.isEmpty()
         && ws.isEmpty()
@@ -137,8 +147,8 @@ final class ServeCommand implements Callable<Integer> {
       throw new Failure(
           ExitCodes.USAGE,
           "ops serve needs at least one listener",
-          "add --nats URL, --redis URL, --ws PORT, --connect URL, --mcp-http PORT or --mcp-stdio;"
-              + " run `ops serve --help`");
+          "add --http PORT, --nats URL, --redis URL, --ws PORT, --connect URL, --mcp-http PORT"
+              + " or --mcp-stdio; run `ops serve --help`");
     }
     Output output = root.output();
     Session session = root.session(false); // it drains on signals itself
@@ -170,6 +180,9 @@ final class ServeCommand implements Callable<Integer> {
               drainTimeout,
               root.loadTimeout,
               root.terminal().env());
+      for (String address : http) {
+        listeners.add(HttpListener.start(address, server, drainTimeout));
+      }
       for (RemoteTransports.Remote remote : remotes()) {
         listeners.add(NodeListener.start(remote, server, settings));
       }

@@ -1,0 +1,168 @@
+package dev.alkdev.operations.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.sse.SseEvent;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Capacity, draining, closing under running calls, and clients that leave; Jetty's client too. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class GatewayLifecycleTest extends GatewayTestSupport {
+
+  @Test
+  void jettysClientCallsLikeAnyOther() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    HttpClient jetty = new HttpClient();
+    jetty.start();
+    try (HttpGateway gateway = HttpGateway.builder(fixtures.registry).start()) {
+      ContentResponse response =
+          jetty
+              .POST(gateway.uri().resolve("/ops/demo.echo"))
+              .body(new StringRequestContent("application/json", "{\"message\":\"jetty\"}"))
+              .timeout(10, TimeUnit.SECONDS)
+              .send();
+      assertThat(response.getStatus()).isEqualTo(200);
+      assertThat(JSON.readTree(response.getContentAsString()).get("data").asString())
+          .isEqualTo("jetty");
+      ContentResponse stream =
+          jetty
+              .newRequest(gateway.uri().resolve("/ops/demo.ticks?count=2"))
+              .timeout(10, TimeUnit.SECONDS)
+              .send();
+      assertThat(GatewayTest.parse(stream.getContentAsString()))
+          .extracting(SseEvent::type)
+          .containsExactly("message", "message", "call.completed");
+    } finally {
+      jetty.stop();
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
+  void beyondTheServersCapacityCallsAre429() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    try (OperationServer server =
+            OperationServer.builder(fixtures.registry).maxConcurrentCalls(1).build();
+        HttpGateway gateway = HttpGateway.builder(server).start()) {
+      CompletableFuture<HttpResponse<String>> slow =
+          CLIENT.sendAsync(
+              request(gateway, "/ops/demo.slow").header(HttpGateway.TIMEOUT_HEADER, "3000").build(),
+              HttpResponse.BodyHandlers.ofString());
+      waitUntil(() -> server.stats().running() == 1);
+      HttpResponse<String> refused = get(gateway, "/ops/demo.echo?message=x");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(json(refused).at("/error/code").asString()).isEqualTo("RESOURCE_EXHAUSTED");
+      assertThat(json(refused).at("/error/retryable").asBoolean()).isTrue();
+      assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(504);
+    } finally {
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
+  void drainingTurnsReadinessOffAndRefusesNewCallsWhileRunningOnesFinish() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    OperationServer server = OperationServer.create(fixtures.registry);
+    HttpGateway gateway = HttpGateway.builder(server).start();
+    try {
+      CompletableFuture<HttpResponse<String>> running =
+          CLIENT.sendAsync(
+              request(gateway, "/ops/demo.ticks?count=3&intervalMs=300").build(),
+              HttpResponse.BodyHandlers.ofString());
+      waitUntil(() -> server.stats().running() == 1);
+      CompletableFuture<Boolean> drained =
+          CompletableFuture.supplyAsync(() -> server.drain(Duration.ofSeconds(10)));
+      waitUntil(server::isClosed);
+      HttpResponse<String> ready = get(gateway, "/readyz");
+      assertThat(ready.statusCode()).isEqualTo(503);
+      assertThat(get(gateway, "/healthz").statusCode()).isEqualTo(200);
+      HttpResponse<String> refused = get(gateway, "/ops/demo.echo?message=x");
+      assertThat(refused.statusCode()).isEqualTo(503);
+      assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+      // The running stream finishes whole.
+      List<SseEvent> events = GatewayTest.parse(running.get(10, TimeUnit.SECONDS).body());
+      assertThat(events).extracting(SseEvent::type).endsWith("call.completed").hasSize(4);
+      assertThat(drained.get(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      gateway.close();
+      server.close();
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
+  void closingEndsRunningStreamsWithUnavailable() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    OperationServer server = OperationServer.create(fixtures.registry);
+    try (HttpGateway gateway = HttpGateway.builder(server).start()) {
+      CompletableFuture<HttpResponse<String>> running =
+          CLIENT.sendAsync(
+              request(gateway, "/ops/demo.ticks?intervalMs=50").build(),
+              HttpResponse.BodyHandlers.ofString());
+      waitUntil(() -> server.stats().running() == 1);
+      Thread.sleep(200);
+      server.close();
+      List<SseEvent> events = GatewayTest.parse(running.get(10, TimeUnit.SECONDS).body());
+      SseEvent last = events.get(events.size() - 1);
+      assertThat(last.type()).isEqualTo("call.error");
+      assertThat(JSON.readTree(last.data()).at("/error/code").asString()).isEqualTo("UNAVAILABLE");
+      assertThat(fixtures.ticksCancelled.await(5, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
+  void aUnaryClientThatGivesUpCancelsTheHandler() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    try (HttpGateway gateway =
+        HttpGateway.builder(fixtures.registry).idleTimeout(Duration.ofMillis(500)).start()) {
+      assertThatThrownBy(
+              () ->
+                  CLIENT.send(
+                      request(gateway, "/ops/demo.slow").timeout(Duration.ofMillis(300)).build(),
+                      HttpResponse.BodyHandlers.ofString()))
+          .isInstanceOf(HttpTimeoutException.class);
+      assertThat(fixtures.slowCancelled.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(get(gateway, "/ops/demo.echo?message=still").statusCode()).isEqualTo(200);
+    } finally {
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
+  void aTakenPortIsAClearError() {
+    Fixtures fixtures = new Fixtures();
+    try (HttpGateway first = HttpGateway.builder(fixtures.registry).start()) {
+      assertThatThrownBy(() -> HttpGateway.builder(fixtures.registry).port(first.port()).start())
+          .isInstanceOfSatisfying(
+              CallError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE))
+          .hasMessageContaining(Integer.toString(first.port()));
+    } finally {
+      fixtures.registry.close();
+    }
+  }
+
+  private static void waitUntil(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition not reached in 10 s").isLessThan(until);
+      Thread.sleep(10);
+    }
+  }
+}
