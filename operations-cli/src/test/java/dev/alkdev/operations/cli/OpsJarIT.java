@@ -123,6 +123,14 @@ class OpsJarIT {
       assertThat(System.nanoTime()).as("ops serve did not get ready").isLessThan(until);
       Thread.sleep(20);
     }
+    // A node process just started answers its first discovery query slowly (a cold JVM on a
+    // loaded machine can take longer than a one-shot caller's quiet period): wait until a caller
+    // sees it, as its heartbeats guarantee within one interval.
+    long seen = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!CliRun.run("--no-demo", "--nats", natsUrl, "list").out().contains("demo.echo")) {
+      assertThat(System.nanoTime()).as("no caller saw ops serve's node").isLessThan(seen);
+      Thread.sleep(100);
+    }
     return process;
   }
 
