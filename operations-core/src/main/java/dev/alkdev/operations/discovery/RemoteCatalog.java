@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -81,6 +82,14 @@ public final class RemoteCatalog implements AutoCloseable {
   private final ConcurrentHashMap<String, AtomicInteger> turns = new ConcurrentHashMap<>();
   private final AtomicLong malformed = new AtomicLong();
   private volatile boolean closed;
+  private volatile long querySentAt = System.nanoTime();
+  private volatile long queryEcho = -1; // nanoseconds until our last query came back; -1: not yet
+
+  /** How many echo round trips of quiet count as every node having answered. */
+  private static final long ECHO_FACTOR = 4;
+
+  /** How long to wait for our own query to come back before settling without it. */
+  private static final long ECHO_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private RemoteCatalog(Builder builder) {
     this.pubsub = builder.pubsub;
@@ -158,12 +167,15 @@ public final class RemoteCatalog implements AutoCloseable {
   /** Asks every node to announce itself again (after a reconnect, say). */
   public void refresh() {
     table.expectNews();
+    queryEcho = -1;
+    querySentAt = System.nanoTime();
     publish(ProtocolTopics.NODES, new NodeEvent.Query(inbox));
   }
 
   /**
    * Waits until the answers to this catalog's query have come in: every node it knows has told its
-   * specs, and nothing new (a node, or specs) has arrived for {@code quiet} since the query or the
+   * specs, and nothing new (a node, or specs) has arrived for {@code quiet} (or four times the
+   * round trip of the query itself through the broker, when that is longer) since the query or the
    * last news. For a command-line caller that lists or calls once and must not decide "nobody
    * serves it" before the nodes had a chance to answer; a long-running caller need not wait (its
    * listeners hear the nodes as they come). Nodes that do not answer within {@code timeout} are
@@ -176,10 +188,18 @@ public final class RemoteCatalog implements AutoCloseable {
     Objects.requireNonNull(quiet, "quiet");
     Objects.requireNonNull(timeout, "timeout");
     long end = System.nanoTime() + timeout.toNanos();
-    long quietNanos = quiet.toNanos();
     while (!closed) {
       long now = System.nanoTime();
-      if (now - table.lastNews() >= quietNanos && !table.isReading() && table.specsKnown()) {
+      // The catalog hears its own query on ops.nodes: that round trip through the broker and this
+      // process's delivery says how slow answers are right now (a loaded machine, a distant
+      // broker), and the quiet period grows with it. Until it is back, no answer can be either.
+      long echo = queryEcho;
+      boolean echoPending = echo < 0 && now - querySentAt < ECHO_WAIT_NANOS;
+      long quietNanos = Math.max(quiet.toNanos(), echo < 0 ? 0 : ECHO_FACTOR * echo);
+      if (!echoPending
+          && now - table.lastNews() >= quietNanos
+          && !table.isReading()
+          && table.specsKnown()) {
         return true;
       }
       if (now >= end) {
@@ -322,8 +342,12 @@ public final class RemoteCatalog implements AutoCloseable {
       table.onBye(bye);
     } else if (event instanceof NodeEvent.Specs specs) {
       table.onSpecs(specs);
+    } else if (event instanceof NodeEvent.Query query
+        && query.replyTo().equals(inbox)
+        && queryEcho < 0) {
+      queryEcho = Math.max(1, System.nanoTime() - querySentAt); // our own, back: see awaitSettled
     }
-    // Queries and spec requests are other callers' business.
+    // Other callers' queries and spec requests are their business.
   }
 
   private void askForSpecs(String nodeId) {
