@@ -247,8 +247,9 @@ class OpsJarIT {
         int code = subscribe.exit().get(20, TimeUnit.SECONDS);
         long tookMs = (System.nanoTime() - killed) / 1_000_000;
         assertThat(code).as(subscribe.err().toString()).isEqualTo(ExitCodes.UNAVAILABLE);
-        // Three heartbeats (900 ms) of silence, plus slack for a loaded machine.
-        assertThat(tookMs).as("ms from SIGKILL to the caller's exit").isLessThan(1_500L);
+        // Three heartbeats (900 ms) of silence and a timer tick; the rest is slack for a loaded
+        // machine (about 750 ms on a quiet one, 2.3 s seen at load 16).
+        assertThat(tookMs).as("ms from SIGKILL to the caller's exit").isLessThan(3_000L);
         System.out.println("ops serve SIGKILL to caller UNAVAILABLE: " + tookMs + " ms");
       } finally {
         process.destroyForcibly();
@@ -275,12 +276,14 @@ class OpsJarIT {
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
     try {
-      // The server is up and the call is in flight once ops has a child and has been waiting.
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (ops.descendants().findAny().isEmpty() && System.nanoTime() < until) {
+      // The call is in flight once the server has received it (it says so in a file).
+      Path called = Path.of(reasons + ".called");
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+      while (!Files.exists(called) && System.nanoTime() < until) {
+        assertThat(ops.isAlive()).as("ops exited: %s", Files.readString(errFile)).isTrue();
         Thread.sleep(50);
       }
-      Thread.sleep(3000);
+      assertThat(called).exists();
       List<ProcessHandle> children = ops.descendants().toList();
       assertThat(children).isNotEmpty();
       ops.destroy(); // SIGTERM

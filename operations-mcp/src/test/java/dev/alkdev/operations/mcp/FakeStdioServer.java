@@ -117,7 +117,14 @@ public final class FakeStdioServer {
         reply(out, id, result);
       }
       default -> {
-        // silent: never answer
+        // silent: never answer, but say the call arrived (tests wait for it before cancelling)
+        if (args.length > 1) {
+          Files.writeString(
+              Path.of(args[1] + ".called"),
+              "called\n",
+              java.nio.file.StandardOpenOption.CREATE,
+              java.nio.file.StandardOpenOption.APPEND);
+        }
       }
     }
   }

@@ -847,4 +847,23 @@ class FromSchemaTest {
       assertThat(warnings()).hasSizeLessThanOrEqualTo(101).last().asString().contains("400 more");
     }
   }
+
+  @Test
+  void aKeywordThatBreaksTheMetaSchemaLosesOnlyItselfNotTheWholeSchema() {
+    // OpenAPI writers put "examples" as an object (OpenAPI's own Example map); draft 2020-12 wants
+    // an array. Before, the whole output schema became "accept anything".
+    Schema schema =
+        convert30(
+            """
+            {"type": "object", "required": ["kind"],
+             "examples": {"a": {"kind": "a"}},
+             "properties": {"kind": {"type": "string", "examples": {"b": "x"}}}}
+            """);
+    assertThat(schema.isUnknown()).isFalse();
+    assertThat(valid(schema, "{\"kind\": \"a\"}")).isTrue();
+    assertThat(valid(schema, "{\"kind\": 5}")).isFalse();
+    assertThat(valid(schema, "{}")).isFalse();
+    assertThat(schema.json().has("examples")).isFalse();
+    assertThat(warnings()).anyMatch(w -> w.contains("/examples") && w.contains("removed"));
+  }
 }

@@ -215,11 +215,6 @@ public final class OpsCommand implements Callable<Integer> {
    * it too (after the command's interrupt actions), so nothing a source started outlives ops.
    */
   Session session() {
-    return session(true);
-  }
-
-  /** {@link #session()}; {@code closeOnSignal} false for a command that handles signals itself. */
-  Session session(boolean closeOnSignal) {
     SourceSet sources =
         SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout)
             .plus(
@@ -228,6 +223,6 @@ public final class OpsCommand implements Callable<Integer> {
                     .toList());
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;
-    return Session.open(sources, loadTimeout, progress, closeOnSignal && terminal.signals());
+    return Session.open(sources, loadTimeout, progress, terminal.signals());
   }
 }

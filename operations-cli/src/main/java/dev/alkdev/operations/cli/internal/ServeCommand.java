@@ -106,7 +106,9 @@ final class ServeCommand implements Callable<Integer> {
           "add --http PORT, --nats URL, --redis URL or --connect URL; run `ops serve --help`");
     }
     Output output = root.output();
-    Session session = root.session(false); // it drains on signals itself
+    // A signal while the sources load closes them (nothing left running); once serving, this
+    // command's own hook drains instead (see handOverSignals below).
+    Session session = root.session();
     OperationServer server = OperationServer.create(session.registry());
     List<Listener> listeners = new ArrayList<>();
     try {
@@ -133,6 +135,7 @@ final class ServeCommand implements Callable<Integer> {
     Thread hook = null;
     if (root.terminal().signals()) {
       hook = signalHook(stopRequested, stopped);
+      session.handOverSignals();
     } else {
       watchInput(root.terminal().in(), stopRequested);
     }

@@ -62,6 +62,23 @@ public final class Session implements AutoCloseable {
     return () -> interruptActions.remove(action);
   }
 
+  /**
+   * From now on a signal no longer closes the session: the caller (ops serve, once it serves)
+   * handles signals itself, by draining first. Until then a signal during loading still closes what
+   * the sources started.
+   */
+  void handOverSignals() {
+    Thread hook = signalHook;
+    signalHook = null;
+    if (hook != null) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // A signal came already; the hook closes the session.
+      }
+    }
+  }
+
   private void installSignalHook() {
     Thread hook =
         new Thread(

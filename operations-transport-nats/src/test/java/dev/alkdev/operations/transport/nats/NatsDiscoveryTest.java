@@ -132,8 +132,9 @@ class NatsDiscoveryTest {
         assertThat(stream.get(10, TimeUnit.SECONDS).code()).isEqualTo(ErrorCode.UNAVAILABLE);
         long tookMs = (System.nanoTime() - killed) / 1_000_000;
         System.out.println("SIGKILL to UNAVAILABLE: " + tookMs + " ms (heartbeat 300 ms)");
-        // Three heartbeats of silence (900 ms) after the last one heard, plus timer slack.
-        assertThat(tookMs).as("ms from SIGKILL to UNAVAILABLE").isLessThan(3 * 300 + 400);
+        // Three heartbeats of silence (900 ms) after the last one heard and a timer tick; the
+        // rest is slack for a loaded machine (0.6 to 1.0 s on this one).
+        assertThat(tookMs).as("ms from SIGKILL to UNAVAILABLE").isLessThan(2_500);
       } finally {
         node.destroyForcibly();
         node.waitFor(10, TimeUnit.SECONDS);

@@ -34,6 +34,10 @@ public final class LenientImport {
       Pattern.compile("Reference (\\S+) cannot be resolved");
   private static final Pattern SCHEMA_AT = Pattern.compile("Schema at \\S*#(/\\S*) must be");
 
+  /** The meta-schema check's first complaint: "Invalid schema (does not match ...): at /x: ...". */
+  private static final Pattern META_AT =
+      Pattern.compile("Invalid schema \\(does not match [^)]*\\): at (/[^:\\s]*):");
+
   private LenientImport() {}
 
   public static Schema convert(
@@ -113,6 +117,23 @@ public final class LenientImport {
     if ((pointer == null || pointer.isEmpty()) && schemaAt.find()) {
       pointer = schemaAt.group(1);
       keyword = null;
+    }
+    Matcher metaAt = META_AT.matcher(message);
+    if ((pointer == null || pointer.isEmpty()) && metaAt.find()) {
+      // One keyword's value breaks the meta-schema (an OpenAPI "examples" written as an object,
+      // say): that keyword goes, not the whole schema. A complaint inside an array (required/0)
+      // names the keyword holding the array.
+      pointer = metaAt.group(1);
+      int cut = pointer.lastIndexOf('/');
+      JsonNode parentNode =
+          cut <= 0
+              ? holder.get(0)
+              : SchemaSanitizer.resolvePointer(holder.get(0), pointer.substring(0, cut));
+      if (parentNode instanceof ArrayNode && cut > 0) {
+        pointer = pointer.substring(0, cut);
+      }
+      keyword =
+          pointer.substring(pointer.lastIndexOf('/') + 1).replace("~1", "/").replace("~0", "~");
     }
     if (pointer == null || pointer.isEmpty() || !pointer.startsWith("/")) {
       return false;
