@@ -135,6 +135,56 @@ class OpsJarIT {
   }
 
   @Test
+  void serveHttpAnswersAndSigtermLetsARunningStreamFinish(@TempDir Path dir) throws Exception {
+    Path outFile = dir.resolve("serve-out.txt");
+    Path errFile = dir.resolve("serve-err.txt");
+    Process process =
+        java("serve", "--http", "0", "--drain-timeout", "10s")
+            .redirectError(errFile.toFile())
+            .redirectOutput(outFile.toFile())
+            .start();
+    try {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.readString(errFile).contains("ready;")) {
+        assertThat(process.isAlive())
+            .as("ops serve exited: %s", Files.readString(errFile))
+            .isTrue();
+        assertThat(System.nanoTime()).as("ops serve did not get ready").isLessThan(until);
+        Thread.sleep(20);
+      }
+      java.util.regex.Matcher url =
+          java.util.regex.Pattern.compile("(http://127\\.0\\.0\\.1:\\d+/)")
+              .matcher(Files.readString(outFile));
+      assertThat(url.find()).as(Files.readString(outFile)).isTrue();
+      java.net.URI base = java.net.URI.create(url.group(1));
+      java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+      var echo =
+          client.send(
+              java.net.http.HttpRequest.newBuilder(base.resolve("/ops/demo.echo?message=jar"))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(echo.statusCode()).isEqualTo(200);
+      assertThat(echo.body()).contains("\"message\":\"jar\"");
+      // A stream of 4 ticks 300 ms apart is running when SIGTERM comes: it finishes whole.
+      var stream =
+          client.sendAsync(
+              java.net.http.HttpRequest.newBuilder(
+                      base.resolve("/ops/demo.clock?ticks=4&intervalMs=300"))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      Thread.sleep(400);
+      process.destroy();
+      String body = stream.get(20, TimeUnit.SECONDS).body();
+      assertThat(body).contains("id: 4").contains("event: call.completed");
+      assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).isEqualTo(143);
+      assertThat(Files.readString(errFile)).contains("stopping (signal)").contains("stopped");
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  @Test
   void sigtermDrainsServeAndItsNodeLeaves(@TempDir Path dir) throws Exception {
     try (var nats = dev.alkdev.operations.transport.nats.NatsServer.start()) {
       Path errFile = dir.resolve("serve-err.txt");

@@ -45,13 +45,20 @@ public final class HttpGateway implements AutoCloseable {
   /** The request header that sets a call's timeout, in milliseconds. */
   public static final String TIMEOUT_HEADER = "Ops-Timeout-Ms";
 
+  /** How long a stop waits for the answers of calls that have ended to be written. */
+  private static final Duration FINAL_WRITES = Duration.ofSeconds(2);
+
   private final Server jetty;
   private final OperationServer server;
   private final boolean ownsServer;
   private final URI uri;
 
-  private HttpGateway(Server jetty, OperationServer server, boolean ownsServer, URI uri) {
+  private final GatewayHandler handler;
+
+  private HttpGateway(
+      Server jetty, GatewayHandler handler, OperationServer server, boolean ownsServer, URI uri) {
     this.jetty = jetty;
+    this.handler = handler;
     this.server = server;
     this.ownsServer = ownsServer;
     this.uri = uri;
@@ -99,15 +106,21 @@ public final class HttpGateway implements AutoCloseable {
    */
   public boolean drain(Duration timeout) {
     boolean drained = server.drain(timeout);
+    // The calls have ended; their answers (a stream's last event) may still be on their way out.
+    handler.awaitIdle(FINAL_WRITES);
     stopJetty();
     return drained;
   }
 
-  /** Stops at once: running calls are cancelled, streams end, the listener closes. Idempotent. */
+  /**
+   * Stops at once: running calls are cancelled (streams end with {@code call.error} UNAVAILABLE
+   * when the pipeline is the gateway's own), the listener closes. Idempotent.
+   */
   @Override
   public void close() {
     if (ownsServer) {
       server.close();
+      handler.awaitIdle(FINAL_WRITES);
     }
     stopJetty();
   }
@@ -314,7 +327,7 @@ public final class HttpGateway implements AutoCloseable {
       }
       String shownHost = host.contains(":") ? "[" + host + "]" : host;
       URI uri = URI.create("http://" + shownHost + ":" + connector.getLocalPort() + "/");
-      return new HttpGateway(jetty, server, ownsServer, uri);
+      return new HttpGateway(jetty, handler, server, ownsServer, uri);
     }
 
     private static boolean isLoopback(String host) {

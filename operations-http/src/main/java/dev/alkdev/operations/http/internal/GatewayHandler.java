@@ -12,6 +12,7 @@ import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +60,8 @@ public final class GatewayHandler extends Handler.Abstract {
   private final ScheduledExecutorService keepAlives;
   private final Console console;
   private final OpenApiDocument document;
+  private final java.util.concurrent.atomic.AtomicInteger inFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   public GatewayHandler(OperationServer server, GatewayConfig config, Executor writers) {
     this.server = server;
@@ -86,8 +89,31 @@ public final class GatewayHandler extends Handler.Abstract {
     super.doStop();
   }
 
+  /**
+   * Waits until no exchange is in flight (a stream's last event written, a unary answer sent), at
+   * most {@code timeout}: a drain ends the calls first, and the answers still need writing.
+   *
+   * @return whether every exchange ended in time
+   */
+  public boolean awaitIdle(Duration timeout) {
+    long end = System.nanoTime() + timeout.toNanos();
+    synchronized (inFlight) {
+      long left;
+      while (inFlight.get() > 0 && (left = end - System.nanoTime()) > 0) {
+        try {
+          inFlight.wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      return inFlight.get() == 0;
+    }
+  }
+
   @Override
-  public boolean handle(Request request, Response response, Callback callback) {
+  public boolean handle(Request request, Response response, Callback done) {
+    Callback callback = tracked(done);
     response.getHeaders().put("X-Content-Type-Options", "nosniff");
     try {
       route(request, response, callback);
@@ -104,6 +130,43 @@ public final class GatewayHandler extends Handler.Abstract {
           Errors.of(ErrorCode.EXECUTION_ERROR, "The gateway failed to handle the request"));
     }
     return true;
+  }
+
+  /** The exchange's callback, counted while it is in flight. */
+  private Callback tracked(Callback callback) {
+    inFlight.incrementAndGet();
+    return new Callback() {
+      @Override
+      public void succeeded() {
+        try {
+          callback.succeeded();
+        } finally {
+          ended();
+        }
+      }
+
+      @Override
+      public void failed(Throwable failure) {
+        try {
+          callback.failed(failure);
+        } finally {
+          ended();
+        }
+      }
+
+      @Override
+      public InvocationType getInvocationType() {
+        return callback.getInvocationType();
+      }
+    };
+  }
+
+  private void ended() {
+    if (inFlight.decrementAndGet() == 0) {
+      synchronized (inFlight) {
+        inFlight.notifyAll();
+      }
+    }
   }
 
   private void route(Request request, Response response, Callback callback) {
@@ -404,7 +467,7 @@ public final class GatewayHandler extends Handler.Abstract {
       UnaryExchange exchange = new UnaryExchange(request, response, callback, dataOnly);
       CallRequest built = call.build();
       response.getHeaders().put(REQUEST_ID_HEADER, built.requestId());
-      exchange.watch();
+      exchange.watch(keepAlives, config.keepAlive());
       server.serve(built, exchange);
     }
   }

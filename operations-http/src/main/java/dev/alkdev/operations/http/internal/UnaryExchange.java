@@ -5,7 +5,13 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.serving.CallSink;
 import dev.alkdev.operations.serving.ServedCall;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -25,6 +31,7 @@ final class UnaryExchange implements CallSink {
   private final boolean dataOnly;
   private final AtomicBoolean answered = new AtomicBoolean();
   private volatile ServedCall call;
+  private volatile ScheduledFuture<?> probe;
 
   UnaryExchange(Request request, Response response, Callback callback, boolean dataOnly) {
     this.request = request;
@@ -34,21 +41,49 @@ final class UnaryExchange implements CallSink {
   }
 
   /**
-   * Before the call is served: a failure of the exchange (client gone, idle timeout) cancels it,
-   * and with it the handler.
+   * Before the call is served: a client that goes away cancels the call, and with it the handler.
+   * HTTP/1.1 shows a departure only when something is read or written, and nothing is until the
+   * answer, so two things watch: the connection's idle timeout (a connection silent that long fails
+   * the exchange), and a probe every {@code probeEvery} that finds a connection Jetty has already
+   * seen closed.
    */
-  void watch() {
-    // HTTP/1.1 gives no sign of a client that left while its call runs (nothing is read or
-    // written until the answer), so a connection silent for the idle timeout ends the call: the
-    // handler is cancelled rather than left running for nobody.
+  void watch(ScheduledExecutorService timer, Duration probeEvery) {
     request.addIdleTimeoutListener(timeout -> true);
-    request.addFailureListener(
-        failure -> {
-          ServedCall c = call;
-          if (c != null && c.cancel(CLIENT_GONE) && answered.compareAndSet(false, true)) {
-            callback.failed(failure);
-          }
-        });
+    request.addFailureListener(this::gone);
+    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    try {
+      probe =
+          timer.scheduleWithFixedDelay(
+              () -> {
+                if (!endPoint.isOpen()) {
+                  gone(CLIENT_GONE);
+                }
+              },
+              probeEvery.toMillis(),
+              probeEvery.toMillis(),
+              TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // the gateway is stopping; the idle timeout still watches
+    }
+  }
+
+  private void gone(Throwable failure) {
+    ServedCall c = call;
+    if (c != null && c.cancel(CLIENT_GONE) && answer()) {
+      callback.failed(failure);
+    }
+  }
+
+  /** Claims the one answer; the probe stops with it. */
+  private boolean answer() {
+    if (!answered.compareAndSet(false, true)) {
+      return false;
+    }
+    ScheduledFuture<?> p = probe;
+    if (p != null) {
+      p.cancel(false);
+    }
+    return true;
   }
 
   @Override
@@ -58,7 +93,7 @@ final class UnaryExchange implements CallSink {
 
   @Override
   public void onResult(ResponseEnvelope<JsonNode> result) {
-    if (answered.compareAndSet(false, true)) {
+    if (answer()) {
       JsonNode body = dataOnly ? result.data() : result.toJson();
       if (dataOnly) {
         response.getHeaders().put("Preference-Applied", "return=minimal");
@@ -75,7 +110,7 @@ final class UnaryExchange implements CallSink {
 
   @Override
   public void onComplete() {
-    if (answered.compareAndSet(false, true)) {
+    if (answer()) {
       GatewayHandler.writeError(
           request,
           response,
@@ -86,7 +121,7 @@ final class UnaryExchange implements CallSink {
 
   @Override
   public void onError(CallError error) {
-    if (answered.compareAndSet(false, true)) {
+    if (answer()) {
       GatewayHandler.writeError(request, response, callback, error);
     }
   }
