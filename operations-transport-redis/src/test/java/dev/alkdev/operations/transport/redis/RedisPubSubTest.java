@@ -174,7 +174,8 @@ class RedisPubSubTest {
         assertThat(m.topic()).isEqualTo(new String(m.payload(), UTF_8));
         got.add(m.topic());
       }
-      assertThat(got).containsExactlyElementsOf(topics);
+      // Five subscriptions, each delivering on its own: no order across them.
+      assertThat(got).containsExactlyInAnyOrderElementsOf(topics);
       assertThat(server.command("PUBSUB", "NUMSUB", "a b")).as("raw reply").isNotEmpty();
     }
   }
@@ -452,6 +453,8 @@ class RedisPubSubTest {
             assertThat(publisher.publish("follows", bytes("before")).get(5, TimeUnit.SECONDS))
                 .isEqualTo(1);
 
+            assertThat(inbox.texts(1)).containsExactly("before");
+
             master.kill(); // the sentinel promotes the replica after a second of silence
 
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -470,9 +473,7 @@ class RedisPubSubTest {
             assertThat(replica.command("INFO", "replication"))
                 .as("the replica was promoted")
                 .contains("role:master");
-            List<String> got = inbox.texts(2);
-            assertThat(got.get(0)).isEqualTo("before");
-            assertThat(got.get(1)).isEqualTo("after");
+            assertThat(inbox.texts(1)).containsExactly("after");
           }
         }
       }
