@@ -61,7 +61,9 @@ import picocli.CommandLine.Spec;
       "   5 UNAUTHENTICATED         13 EXECUTION_ERROR",
       "   6 ACCESS_DENIED           14 configuration error",
       "   7 DEADLINE_EXCEEDED       15 a source failed to load",
-      "                            130 interrupted (Ctrl-C)"
+      "                             16 the tool reported an error (isError)",
+      "                            130 interrupted (Ctrl-C)",
+      "                            143 ops serve stopped by SIGTERM"
     })
 public final class OpsCommand implements Callable<Integer> {
 
@@ -234,7 +236,10 @@ public final class OpsCommand implements Callable<Integer> {
     return remotes;
   }
 
-  /** Loads every source into one registry; the caller closes the session. */
+  /**
+   * Loads every source into one registry; the caller closes the session. SIGINT and SIGTERM close
+   * it too (after the command's interrupt actions), so nothing a source started outlives ops.
+   */
   Session session() {
     SourceSet sources =
         SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout)
@@ -244,6 +249,6 @@ public final class OpsCommand implements Callable<Integer> {
                     .toList());
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;
-    return Session.open(sources, loadTimeout, progress);
+    return Session.open(sources, loadTimeout, progress, terminal.signals());
   }
 }

@@ -133,6 +133,8 @@ final class ServeCommand implements Callable<Integer> {
               + " run `ops serve --help`");
     }
     Output output = root.output();
+    // A signal while the sources load closes them (nothing left running); once serving, this
+    // command's own hook drains instead (see handOverSignals below).
     Session session = root.session();
     OperationServer server = OperationServer.create(session.registry());
     List<Listener> listeners = new ArrayList<>();
@@ -175,6 +177,7 @@ final class ServeCommand implements Callable<Integer> {
     Thread hook = null;
     if (root.terminal().signals()) {
       hook = signalHook(stopRequested, stopped);
+      session.handOverSignals();
     } else if (!stdio) {
       watchInput(root.terminal().in(), stopRequested);
     }
