@@ -315,8 +315,7 @@ public final class McpServer implements AutoCloseable {
               Optional.ofNullable(authenticator),
               Optional.ofNullable(resourceMetadata),
               stdioIdentity,
-              idleTimeout,
-              List.of());
+              idleTimeout);
       return new McpServer(new Engine(server, config));
     }
 

@@ -160,7 +160,7 @@ final class Fixtures {
                 while (!slowRelease.await(20, TimeUnit.MILLISECONDS)) {
                   if (context.isDone()) {
                     slowCancelled.incrementAndGet();
-                    return "cancelled";
+                    context.throwIfDone(); // its deadline or cancellation, never a result
                   }
                 }
               } catch (InterruptedException e) {

@@ -69,6 +69,20 @@ class McpSecurityTest {
   }
 
   @Test
+  void allowedHostsAreAcceptedBesidesLoopback() throws Exception {
+    try (McpServer named = McpServer.builder(pipeline).allowedHosts("ops.example").build();
+        McpHttpEndpoint endpoint = named.startHttp(0)) {
+      assertThat(RawHttp.post(endpoint.port(), Map.of("Host", "ops.example:8080"), INIT).status())
+          .isEqualTo(200);
+      assertThat(
+              RawHttp.post(endpoint.port(), Map.of("Origin", "https://ops.example"), INIT).status())
+          .isEqualTo(200);
+      assertThat(RawHttp.post(endpoint.port(), Map.of("Host", "other.example"), INIT).status())
+          .isEqualTo(403);
+    }
+  }
+
+  @Test
   void aForeignOriginIsRefused() throws Exception {
     for (String origin :
         List.of("http://evil.example.com", "null", "file://", "http://localhost.evil.com")) {

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class NodeTools {
   static final String SUITE = "@modelcontextprotocol/conformance@0.1.16";
-  static final String INSPECTOR = "@modelcontextprotocol/inspector@0.17.2";
+  static final String INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 
   private NodeTools() {}
 

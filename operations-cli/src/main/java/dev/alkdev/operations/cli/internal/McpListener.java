@@ -40,8 +40,8 @@ final class McpListener implements Listener {
     this.endpoint = endpoint;
   }
 
-  /** Which operations become tools: globs on operation ids. */
-  record Filters(List<String> include, List<String> exclude) {}
+  /** Which operations become tools (globs on operation ids), and the extra allowed Host names. */
+  record Filters(List<String> include, List<String> exclude, List<String> allowedHosts) {}
 
   static McpListener http(
       OperationServer pipeline, String where, Filters filters, Duration drainTimeout) {
@@ -95,6 +95,7 @@ final class McpListener implements Listener {
     return McpServer.builder(pipeline)
         .include(filters.include().toArray(String[]::new))
         .exclude(filters.exclude().toArray(String[]::new))
+        .allowedHosts(filters.allowedHosts().toArray(String[]::new))
         .build();
   }
 

@@ -61,6 +61,14 @@ final class ServeCommand implements Callable<Integer> {
   List<String> mcpHttp = new ArrayList<>();
 
   @Option(
+      names = "--mcp-allowed-host",
+      paramLabel = "NAME",
+      description =
+          "A host name MCP clients may use in the Host header besides localhost and the bound"
+              + " address (needed with --mcp-http 0.0.0.0:PORT). Repeatable.")
+  List<String> mcpAllowedHosts = new ArrayList<>();
+
+  @Option(
       names = "--mcp-include",
       paramLabel = "GLOB",
       description = "Offer only operations whose id matches (e.g. 'github.repos.*'). Repeatable.")
@@ -158,7 +166,8 @@ final class ServeCommand implements Callable<Integer> {
     List<Listener> listeners = new ArrayList<>();
     CompletableFuture<String> stopRequested = new CompletableFuture<>();
     try {
-      McpListener.Filters filters = new McpListener.Filters(mcpInclude, mcpExclude);
+      McpListener.Filters filters =
+          new McpListener.Filters(mcpInclude, mcpExclude, mcpAllowedHosts);
       for (String where : mcpHttp) {
         listeners.add(McpListener.http(server, where, filters, drainTimeout));
       }

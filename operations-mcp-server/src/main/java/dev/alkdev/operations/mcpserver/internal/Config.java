@@ -4,7 +4,6 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.mcpserver.McpAuthenticator;
 import dev.alkdev.operations.mcpserver.McpResourceMetadata;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -30,5 +29,4 @@ public record Config(
     Optional<McpAuthenticator> authenticator,
     Optional<McpResourceMetadata> resourceMetadata,
     Identity stdioIdentity,
-    Duration idleTimeout,
-    List<String> warnings) {}
+    Duration idleTimeout) {}

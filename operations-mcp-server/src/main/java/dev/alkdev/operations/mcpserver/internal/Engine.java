@@ -10,9 +10,7 @@ import dev.alkdev.operations.serving.OperationServer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -274,7 +272,8 @@ public final class Engine implements AutoCloseable {
       this.port = connector.getLocalPort();
       String uriHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
       if (uriHost.equals("0.0.0.0") || uriHost.equals("[::]")) {
-        uriHost = loopbackName();
+        // Every interface: the loopback address is one, and one the Host check accepts.
+        uriHost = "127.0.0.1";
       }
       this.uri = URI.create("http://" + uriHost + ":" + this.port + HttpTransport.PATH);
     }
@@ -306,14 +305,6 @@ public final class Engine implements AutoCloseable {
       } catch (Exception e) {
         LOG.warn("Stopping the MCP HTTP endpoint failed", e);
       }
-    }
-  }
-
-  private static String loopbackName() {
-    try {
-      return InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      return "localhost";
     }
   }
 
