@@ -137,6 +137,24 @@ class HostileRequestTest extends GatewayTestSupport {
                 + "\r\nConnection: close\r\n\r\n");
     assertThat(raw).startsWith("HTTP/1.1 403");
     assertThat(raw).contains("ACCESS_DENIED");
+    // A name that only starts like a loopback address is a name, not a loopback literal.
+    for (String name :
+        java.util.List.of("127.evil.example", "127.0.0.1.evil.example", "127.0.0.999")) {
+      String rebound =
+          raw(
+              "GET /ops/demo.echo?message=x HTTP/1.1\r\nHost: "
+                  + name
+                  + ":"
+                  + gateway.port()
+                  + "\r\nConnection: close\r\n\r\n");
+      assertThat(rebound).as(name).startsWith("HTTP/1.1 403");
+    }
+    String literal =
+        raw(
+            "GET /ops/demo.echo?message=x HTTP/1.1\r\nHost: 127.0.0.2:"
+                + gateway.port()
+                + "\r\nConnection: close\r\n\r\n");
+    assertThat(literal).startsWith("HTTP/1.1 200");
     String localhost =
         raw(
             "GET /ops/demo.echo?message=x HTTP/1.1\r\nHost: localhost:"

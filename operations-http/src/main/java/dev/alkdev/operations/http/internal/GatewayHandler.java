@@ -122,7 +122,11 @@ public final class GatewayHandler extends Handler.Abstract {
     } catch (MethodNotAllowed | UnsupportedType e) {
       writeRefusal(response, callback, e);
     } catch (RuntimeException e) {
-      LOG.error("The HTTP gateway failed on {} {}", request.getMethod(), request.getHttpURI(), e);
+      LOG.error(
+          "The HTTP gateway failed on {} {}",
+          request.getMethod(),
+          request.getHttpURI().getPath(),
+          e); // no query: GET inputs may hold secrets
       writeError(
           request,
           response,
@@ -232,6 +236,14 @@ public final class GatewayHandler extends Handler.Abstract {
    * While listening on loopback, only loopback host names: a page on another site that rebinds its
    * DNS name to 127.0.0.1 sends its own name as Host, and is refused.
    */
+  /**
+   * An IPv4 literal in 127.0.0.0/8, and nothing else: a prefix test would let a name such as {@code
+   * 127.attacker.example}, rebound to 127.0.0.1, pass as loopback (DNS rebinding).
+   */
+  private static final java.util.regex.Pattern LOOPBACK_V4 =
+      java.util.regex.Pattern.compile(
+          "127\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)");
+
   private void checkHost(Request request) {
     if (!config.loopbackOnly()) {
       return;
@@ -242,8 +254,7 @@ public final class GatewayHandler extends Handler.Abstract {
     }
     String name = hostName(host).toLowerCase(Locale.ROOT);
     if (name.equals("localhost")
-        || name.equals("127.0.0.1")
-        || name.startsWith("127.")
+        || LOOPBACK_V4.matcher(name).matches()
         || name.equals("[::1]")
         || name.equals("::1")
         || config.allowedHosts().contains(name)) {
@@ -436,7 +447,7 @@ public final class GatewayHandler extends Handler.Abstract {
               } catch (MethodNotAllowed | UnsupportedType e) {
                 writeRefusal(response, callback, e);
               } catch (RuntimeException e) {
-                LOG.error("The HTTP gateway failed on POST {}", request.getHttpURI(), e);
+                LOG.error("The HTTP gateway failed on POST {}", request.getHttpURI().getPath(), e);
                 writeError(
                     request,
                     response,

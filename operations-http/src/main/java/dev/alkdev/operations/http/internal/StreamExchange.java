@@ -60,7 +60,7 @@ final class StreamExchange implements CallSink {
   private volatile ServedCall call;
   private volatile boolean open;
   private volatile boolean wroteSinceTick;
-  private ScheduledFuture<?> ticks;
+  private volatile ScheduledFuture<?> ticks; // set on the request thread, cancelled from others
 
   // Only the writer task touches these (one at a time).
   private SseWriter sse;
