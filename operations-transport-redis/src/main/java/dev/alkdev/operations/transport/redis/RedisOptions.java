@@ -122,24 +122,36 @@ public final class RedisOptions {
     return uri;
   }
 
+  /**
+   * Everything between "//" and the last "@" replaced: the user and password, whatever they hold.
+   */
+  private static String redacted(String url) {
+    int scheme = url.indexOf("://");
+    int at = url.lastIndexOf('@');
+    return scheme < 0 || at < scheme
+        ? url
+        : url.substring(0, scheme + 3) + "***" + url.substring(at);
+  }
+
   private static RedisURI parse(String url) {
     String scheme = url.contains("://") ? url.substring(0, url.indexOf("://")) : "";
     if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-sentinel")) {
       throw new IllegalArgumentException(
           "Not a Redis URL: \""
-              + url.replaceAll(":[^:@/]*@", ":***@")
+              + redacted(url)
               + "\"; expected redis://host:port[/db], rediss://host:port[/db] or"
               + " redis-sentinel://host:port[,host:port]/db#master");
     }
     try {
       return RedisURI.create(url);
     } catch (RuntimeException e) {
+      // Not the cause, nor its message: java.net.URI quotes the whole input, password included.
       throw new IllegalArgumentException(
           "Cannot read the Redis URL \""
-              + url.replaceAll(":[^:@/]*@", ":***@")
-              + "\": "
-              + e.getMessage(),
-          e);
+              + redacted(url)
+              + "\" ("
+              + e.getClass().getSimpleName()
+              + "); check its syntax: redis://[user:password@]host:port[/db]");
     }
   }
 

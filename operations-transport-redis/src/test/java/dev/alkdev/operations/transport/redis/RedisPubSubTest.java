@@ -585,6 +585,14 @@ class RedisPubSubTest {
           .isEqualTo("redis://u:***@h:1/2");
       assertThat(RedisOptions.builder("redis://:pw@h:1").build().displayUrl())
           .isEqualTo("redis://:***@h:1");
+      // A URL the parser refuses: its message must not quote the password back.
+      assertThatThrownBy(() -> RedisOptions.builder("redis://u:s3cr:et @h^:1"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .satisfies(
+              e -> {
+                assertThat(e.getMessage()).doesNotContain("s3cr").doesNotContain("et ");
+                assertThat(e.getCause()).isNull();
+              });
     }
   }
 
