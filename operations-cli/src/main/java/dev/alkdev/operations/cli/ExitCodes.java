@@ -36,6 +36,12 @@ public final class ExitCodes {
   /** A configured source could not be loaded (document unreachable, server did not start). */
   public static final int SOURCE_FAILED = 15;
 
+  /**
+   * The call ran, and the tool said it failed: an MCP result with {@code isError: true}. Its text
+   * is printed on stderr; the data (the error's content) on stdout, as for a success.
+   */
+  public static final int TOOL_ERROR = 16;
+
   /** Stopped by Ctrl-C (128 + SIGINT, as shells report it). */
   public static final int INTERRUPTED = 130;
 

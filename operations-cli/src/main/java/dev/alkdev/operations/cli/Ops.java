@@ -133,5 +133,9 @@ public final class Ops {
     System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
     System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
     System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+    // The MCP SDK logs a failed connect as a warning with its stack trace; ops says the cause
+    // itself, in one line.
+    System.setProperty(
+        "org.slf4j.simpleLogger.log.io.modelcontextprotocol", verbose ? "debug" : "error");
   }
 }

@@ -207,6 +207,47 @@ class OpsJarIT {
   }
 
   @Test
+  void sigtermDuringACallCancelsItOnTheServerAndLeavesNoProcessBehind(@TempDir Path dir)
+      throws Exception {
+    Path reasons = dir.resolve("reasons.txt");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String server =
+        "slow="
+            + java
+            + " -cp "
+            + System.getProperty("java.class.path")
+            + " dev.alkdev.operations.mcp.FakeStdioServer silent "
+            + reasons;
+    Path errFile = dir.resolve("err.txt");
+    Process ops =
+        java("call", "slow.t", "--mcp-stdio", server, "--timeout", "60s")
+            .redirectError(errFile.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      // The server is up and the call is in flight once ops has a child and has been waiting.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (ops.descendants().findAny().isEmpty() && System.nanoTime() < until) {
+        Thread.sleep(50);
+      }
+      Thread.sleep(3000);
+      List<ProcessHandle> children = ops.descendants().toList();
+      assertThat(children).isNotEmpty();
+      ops.destroy(); // SIGTERM
+      assertThat(ops.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(Files.readString(errFile))
+          .contains("interrupted; the call to slow.t was cancelled");
+      assertThat(Files.readString(reasons)).contains("ops was interrupted");
+      for (ProcessHandle child : children) {
+        child.onExit().get(10, TimeUnit.SECONDS);
+      }
+      assertThat(children.stream().filter(ProcessHandle::isAlive).toList()).isEmpty();
+    } finally {
+      ops.destroyForcibly();
+    }
+  }
+
+  @Test
   void noopBaselineStartsAndPrintsNothing() throws IOException, InterruptedException {
     Process process =
         new ProcessBuilder(

@@ -188,6 +188,21 @@ class SourcesEndToEndTest {
   }
 
   @Test
+  void aToolErrorResultExitsWithItsOwnCodeAndPrintsItsText() {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String command =
+        "bad="
+            + java
+            + " -cp "
+            + System.getProperty("java.class.path")
+            + " dev.alkdev.operations.mcp.FakeStdioServer iserror";
+    CliRun call = CliRun.run("call", "bad.t", "--mcp-stdio", command);
+    assertThat(call.code()).as(call.err()).isEqualTo(ExitCodes.TOOL_ERROR);
+    assertThat(call.err()).contains("bad.t reported an error: it broke");
+    assertThat(call.out()).contains("it broke");
+  }
+
+  @Test
   void anMcpServerOverStdioIsListedAndCalled() {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String command =

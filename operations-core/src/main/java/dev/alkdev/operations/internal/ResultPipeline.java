@@ -4,6 +4,7 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.Envelopes;
+import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
@@ -30,7 +31,7 @@ public final class ResultPipeline {
   public static ResponseEnvelope<JsonNode> process(OperationSpec spec, Object result) {
     ResponseEnvelope<JsonNode> envelope = detectOrWrap(spec.id(), result);
     Schema output = spec.outputSchema();
-    if (output.isUnknown()) {
+    if (output.isUnknown() || isToolError(envelope)) {
       return envelope;
     }
     JsonNode data = output.cast(envelope.data());
@@ -43,6 +44,14 @@ public final class ResultPipeline {
           errors);
     }
     return data == envelope.data() ? envelope : new ResponseEnvelope<>(data, envelope.meta());
+  }
+
+  /**
+   * An MCP tool's error result ({@code isError}) carries the error's content blocks, not the
+   * output: checking it against the output schema would only warn about every failure.
+   */
+  private static boolean isToolError(ResponseEnvelope<JsonNode> envelope) {
+    return envelope.meta() instanceof McpResponseMeta mcp && mcp.isError();
   }
 
   private static ResponseEnvelope<JsonNode> detectOrWrap(String operationId, Object result) {

@@ -12,6 +12,7 @@ import dev.alkdev.operations.OperationDefinition;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.envelope.HttpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -75,6 +76,10 @@ class HttpCallTest {
           get: {operationId: big, responses: {'200': {description: big}}}
         /slow:
           get: {operationId: slow, responses: {'200': {description: slow}}}
+        /trickle:
+          get: {operationId: trickle, responses: {'200': {description: one byte a second}}}
+        /deep:
+          get: {operationId: deep, responses: {'200': {description: nested 100k deep}}}
         /redirect/same:
           get: {operationId: redirectSame, responses: {'200': {description: r}}}
         /redirect/other:
@@ -127,6 +132,25 @@ class HttpCallTest {
           }
           RecordingServer.json(ex, 200, "{}");
         });
+    server.on(
+        "/trickle",
+        ex -> {
+          // Headers at once, then the body one byte a second: the JDK client's own timeout
+          // covers only the headers.
+          ex.getResponseHeaders().set("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, 100);
+          try (var body = ex.getResponseBody()) {
+            for (int i = 0; i < 100 && slowRelease.getCount() > 0; i++) {
+              body.write(' ');
+              body.flush();
+              slowRelease.await(1, TimeUnit.SECONDS);
+            }
+          } catch (InterruptedException | IOException e) {
+            // The client gave up.
+          }
+        });
+    server.on(
+        "/deep", ex -> RecordingServer.json(ex, 200, "[".repeat(100_000) + "]".repeat(100_000)));
     server.on(
         "/redirect/same",
         ex -> {
@@ -349,6 +373,30 @@ class HttpCallTest {
     CallError e = failure(ops().get("slow"), "{}", context);
     assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void theTimeoutBoundsTheWholeExchangeNotOnlyTheHeaders() {
+    Map<String, OperationDefinition> ops =
+        ops(HttpServiceConfig.builder("t").timeout(Duration.ofSeconds(1)));
+    long start = System.nanoTime();
+    CallError e = failure(ops.get("trickle"), "{}", OperationContext.create());
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    assertThat(e.getMessage()).contains("no complete response within 1000 ms");
+    assertThat(took).isLessThan(Duration.ofSeconds(4));
+  }
+
+  @Test
+  void anAnswerNestedTooDeepSaysSoInsteadOfNotValidJson() {
+    CallError e =
+        failure(
+            ops(HttpServiceConfig.builder("t").timeout(Duration.ofSeconds(10))).get("deep"),
+            "{}",
+            OperationContext.create());
+    assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+    assertThat(e.getMessage()).contains("JSON reading limit").containsIgnoringCase("nesting depth");
+    assertThat(e.retryable()).isFalse();
   }
 
   @Test

@@ -10,8 +10,14 @@ import java.util.Objects;
  *     as the request timeout; the stream itself may then stay open indefinitely)
  * @param defaultRetry the reconnection delay until the stream sends a {@code retry} field
  * @param maxRetry the longest reconnection delay, whatever the stream asks for
+ * @param minRetry the shortest reconnection delay, whatever the stream asks for: a server that
+ *     sends {@code retry: 0} and closes after each event must not be reconnected to in a tight loop
+ *     ({@code maxRetry} wins when it is the smaller)
  * @param maxReconnects how many reconnections in a row may be tried; the count starts again after a
  *     connection that delivered an event
+ * @param reconnectBudget how many reconnections any one minute may hold, events or not: the count
+ *     above restarts on every event, this one does not, so a stream that sends one event per
+ *     connection cannot reconnect without end
  * @param reconnect whether to reconnect at all when the stream ends or drops
  * @param limits the parser's limits
  * @param maxErrorBodyBytes how much of a failed response's body goes into the error's details
@@ -20,7 +26,9 @@ public record SseOptions(
     Duration responseTimeout,
     Duration defaultRetry,
     Duration maxRetry,
+    Duration minRetry,
     int maxReconnects,
+    int reconnectBudget,
     boolean reconnect,
     SseLimits limits,
     int maxErrorBodyBytes) {
@@ -31,6 +39,14 @@ public record SseOptions(
     Objects.requireNonNull(maxRetry, "maxRetry");
     if (defaultRetry.isNegative() || maxRetry.isNegative()) {
       throw new IllegalArgumentException("defaultRetry and maxRetry must not be negative");
+    }
+    Objects.requireNonNull(minRetry, "minRetry");
+    if (minRetry.isNegative()) {
+      throw new IllegalArgumentException("minRetry must not be negative, was " + minRetry);
+    }
+    if (reconnectBudget < 0) {
+      throw new IllegalArgumentException(
+          "reconnectBudget must not be negative, was " + reconnectBudget);
     }
     if (maxReconnects < 0) {
       throw new IllegalArgumentException(
@@ -43,15 +59,18 @@ public record SseOptions(
   }
 
   /**
-   * 30 s response timeout, 3 s default retry capped at 60 s, 5 reconnections, limits {@link
-   * SseLimits#defaults()}, 4 KiB of an error body.
+   * 30 s response timeout, 3 s default retry, at least 500 ms and at most 60 s, 5 reconnections in
+   * a row without an event and 30 in any minute, limits {@link SseLimits#defaults()}, 4 KiB of an
+   * error body.
    */
   public static SseOptions defaults() {
     return new SseOptions(
         Duration.ofSeconds(30),
         Duration.ofSeconds(3),
         Duration.ofSeconds(60),
+        Duration.ofMillis(500),
         5,
+        30,
         true,
         SseLimits.defaults(),
         4096);
@@ -59,28 +78,96 @@ public record SseOptions(
 
   public SseOptions withResponseTimeout(Duration value) {
     return new SseOptions(
-        value, defaultRetry, maxRetry, maxReconnects, reconnect, limits, maxErrorBodyBytes);
+        value,
+        defaultRetry,
+        maxRetry,
+        minRetry,
+        maxReconnects,
+        reconnectBudget,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
   }
 
   public SseOptions withDefaultRetry(Duration value) {
     return new SseOptions(
-        responseTimeout, value, maxRetry, maxReconnects, reconnect, limits, maxErrorBodyBytes);
+        responseTimeout,
+        value,
+        maxRetry,
+        minRetry,
+        maxReconnects,
+        reconnectBudget,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
   }
 
   public SseOptions withMaxRetry(Duration value) {
     return new SseOptions(
-        responseTimeout, defaultRetry, value, maxReconnects, reconnect, limits, maxErrorBodyBytes);
+        responseTimeout,
+        defaultRetry,
+        value,
+        minRetry,
+        maxReconnects,
+        reconnectBudget,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
+  }
+
+  /** The shortest reconnection delay, whatever the stream asks for (500 ms by default). */
+  public SseOptions withMinRetry(Duration value) {
+    return new SseOptions(
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        value,
+        maxReconnects,
+        reconnectBudget,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
   }
 
   public SseOptions withMaxReconnects(int value) {
     return new SseOptions(
-        responseTimeout, defaultRetry, maxRetry, value, reconnect, limits, maxErrorBodyBytes);
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        minRetry,
+        value,
+        reconnectBudget,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
+  }
+
+  /** Reconnections any one minute may hold, events or not (30 by default). */
+  public SseOptions withReconnectBudget(int value) {
+    return new SseOptions(
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        minRetry,
+        maxReconnects,
+        value,
+        reconnect,
+        limits,
+        maxErrorBodyBytes);
   }
 
   /** Options that never reconnect: the publisher completes when the stream ends. */
   public SseOptions withoutReconnect() {
     return new SseOptions(
-        responseTimeout, defaultRetry, maxRetry, maxReconnects, false, limits, maxErrorBodyBytes);
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        minRetry,
+        maxReconnects,
+        reconnectBudget,
+        false,
+        limits,
+        maxErrorBodyBytes);
   }
 
   public SseOptions withLimits(SseLimits value) {
@@ -88,7 +175,9 @@ public record SseOptions(
         responseTimeout,
         defaultRetry,
         maxRetry,
+        minRetry,
         maxReconnects,
+        reconnectBudget,
         reconnect,
         value,
         maxErrorBodyBytes);
@@ -96,7 +185,15 @@ public record SseOptions(
 
   public SseOptions withMaxErrorBodyBytes(int value) {
     return new SseOptions(
-        responseTimeout, defaultRetry, maxRetry, maxReconnects, reconnect, limits, value);
+        responseTimeout,
+        defaultRetry,
+        maxRetry,
+        minRetry,
+        maxReconnects,
+        reconnectBudget,
+        reconnect,
+        limits,
+        value);
   }
 
   private static void requirePositive(Duration duration, String name) {

@@ -38,6 +38,7 @@ class SseEventSourceTest {
   private static final SseOptions FAST =
       SseOptions.defaults()
           .withDefaultRetry(Duration.ofMillis(20))
+          .withMinRetry(Duration.ofMillis(10))
           .withResponseTimeout(Duration.ofSeconds(5));
 
   @AfterEach
@@ -366,6 +367,41 @@ class SseEventSourceTest {
     Recorder recorder = subscribe(FAST.withMaxReconnects(2), Long.MAX_VALUE);
     recorder.done.get(10, TimeUnit.SECONDS);
     assertThat(recorder.events).extracting(SseEvent::data).containsExactly("1", "3", "5");
+  }
+
+  @Test
+  void retryZeroAndOneEventPerConnectionIsBoundedByTheMinimumDelayAndTheBudget() throws Exception {
+    // A server that sends one event and retry: 0, then closes: every connection "delivers", so
+    // the in-a-row count never runs out; the floor and the per-minute budget stop the loop.
+    server =
+        new SseTestServer(
+            (i, x) -> {
+              x.eventStream();
+              x.send("retry: 0\ndata: " + i + "\n\n");
+              x.end();
+            });
+    SseOptions options =
+        FAST.withMinRetry(Duration.ofMillis(100)).withReconnectBudget(5).withMaxReconnects(5);
+    long started = System.nanoTime();
+    Recorder recorder = subscribe(options, Long.MAX_VALUE);
+    Throwable error = recorder.awaitError();
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+    assertThat(error)
+        .isInstanceOfSatisfying(
+            CallError.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+              assertThat(e.getMessage()).contains("5 reconnections within a minute");
+            });
+    assertThat(server.requests).hasSize(6); // the first connection and 5 reconnections
+    assertThat(recorder.events).hasSize(6);
+    assertThat(tookMs).as("5 reconnections at least 100 ms apart").isGreaterThanOrEqualTo(500);
+  }
+
+  @Test
+  void theDefaultsWaitHalfASecondEvenWhenTheServerSaysRetryZero() {
+    assertThat(SseOptions.defaults().minRetry()).isEqualTo(Duration.ofMillis(500));
+    assertThat(SseOptions.defaults().reconnectBudget()).isEqualTo(30);
   }
 
   @Test

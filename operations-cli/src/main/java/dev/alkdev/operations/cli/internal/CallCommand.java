@@ -7,6 +7,8 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.envelope.Envelopes;
+import dev.alkdev.operations.envelope.McpContentBlock;
+import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -77,6 +79,18 @@ final class CallCommand implements Callable<Integer> {
       }
       JsonNode in = JsonInput.read(input, root.terminal().in());
       OperationContext context = OperationContext.builder().timeout(timeout).build();
+      // Ctrl-C or SIGTERM: the call is cancelled (an MCP server hears notifications/cancelled, an
+      // HTTP request is aborted) before the sources close.
+      session.onInterrupt(
+          () -> {
+            context
+                .cancellation()
+                .cancel(
+                    CallError.of(ErrorCode.CANCELLED, "ops was interrupted (Ctrl-C or SIGTERM)"));
+            output.err().println();
+            output.err().println("interrupted; the call to " + id + " was cancelled");
+            output.err().flush();
+          });
       ResponseEnvelope<JsonNode> result;
       try {
         // The context's deadline ends the call; the extra second only guards against a handler
@@ -109,7 +123,22 @@ final class CallCommand implements Callable<Integer> {
       } else {
         output.pretty(shown);
       }
+      if (result.meta() instanceof McpResponseMeta mcp && mcp.isError()) {
+        // The tool ran and said it failed: its words on stderr, and a code of its own.
+        output.error(id + " reported an error: " + errorText(mcp));
+        return ExitCodes.TOOL_ERROR;
+      }
       return ExitCodes.OK;
     }
+  }
+
+  /** The text blocks of an error result, joined; what the tool said went wrong. */
+  private static String errorText(McpResponseMeta meta) {
+    String text =
+        meta.content().stream()
+            .filter(McpContentBlock.Text.class::isInstance)
+            .map(block -> ((McpContentBlock.Text) block).text())
+            .collect(java.util.stream.Collectors.joining("\n"));
+    return text.isBlank() ? "(no text in its content)" : text;
   }
 }

@@ -35,14 +35,45 @@ public final class ConfigParser {
   private static final ObjectMapper JSON = JsonMapper.builder().build();
   private static final ObjectMapper YAML = YAMLMapper.builder().build();
 
-  /** Keys whose value is a secret when written literally. */
-  private static final Pattern SECRET_KEY =
-      Pattern.compile("(?i).*(token|secret|password|passwd|api[_-]?key|credential|auth).*");
+  /**
+   * The last word of a key whose value is a secret when written literally (GITHUB_TOKEN,
+   * CLIENT_SECRET, DB_PASSWORD, Authorization); matched by word, not substring, so MAX_TOKENS,
+   * AUTHOR_NAME and SECRET_SCANNING are not secrets.
+   */
+  private static final Set<String> SECRET_WORDS =
+      Set.of(
+          "token",
+          "secret",
+          "password",
+          "passwd",
+          "pwd",
+          "credential",
+          "credentials",
+          "auth",
+          "authorization",
+          "apikey",
+          "pat");
+
+  /** Words before "key" that make it a secret: API_KEY, AWS_SECRET_ACCESS_KEY, X-Api-Key. */
+  private static final Set<String> SECRET_KEY_QUALIFIERS =
+      Set.of("api", "access", "secret", "private", "client", "signing", "auth");
+
+  /** A value that is a number or a boolean is a setting, whatever its key says. */
+  private static final Pattern PLAIN_SETTING =
+      Pattern.compile("(?i)-?\\d+(\\.\\d+)?|true|false|yes|no|on|off");
 
   /** A value that refers to an environment variable ({@code ${NAME}}, {@code ${env:NAME}}, ...). */
   private static final Pattern REFERENCE = Pattern.compile("\\$\\{[^}]+}");
 
   private static final Set<String> TOP_KEYS = Set.of("openapi", "mcpServers", "sources");
+
+  /**
+   * Where MCP hosts keep their servers: Claude Desktop and Cursor {@code mcpServers}, VS Code
+   * {@code servers}. A file with one of them may be a host's own (with {@code globalShortcut},
+   * {@code preferences}, {@code inputs} beside it), read as it is.
+   */
+  private static final List<String> HOST_SERVER_KEYS = List.of("mcpServers", "servers");
+
   private static final Set<String> OPENAPI_KEYS =
       Set.of("namespace", "location", "baseUrl", "auth");
 
@@ -72,9 +103,14 @@ public final class ConfigParser {
       throw new ConfigException(
           origin + ": expected an object with openapi, mcpServers and sources");
     }
-    requireKnownKeys(origin, "", root, TOP_KEYS);
+    boolean hostFile = HOST_SERVER_KEYS.stream().anyMatch(key -> root.path(key).isObject());
+    if (!hostFile) {
+      // ops's own file: a typo in a top-level key must not go unnoticed.
+      requireKnownKeys(origin, "", root, TOP_KEYS);
+    }
     List<SourceEntry> entries = new ArrayList<>(openApi(origin, root.path("openapi")));
-    entries.addAll(mcpServers(origin, root.path("mcpServers")));
+    entries.addAll(
+        mcpServers(origin, root.path("mcpServers").isObject() ? "mcpServers" : "servers", root));
     entries.addAll(sources(origin, root.path("sources")));
     try {
       return new OpsConfig(entries);
@@ -182,20 +218,24 @@ public final class ConfigParser {
   }
 
   /**
-   * {@code mcpServers}, as MCP hosts write it: each entry goes to the MCP adapter as it is (its
-   * reader, {@code McpServersJson}, checks the fields); here only the name and the secrets rule.
+   * {@code mcpServers} (or VS Code's {@code servers}), as MCP hosts write it: each entry goes to
+   * the MCP adapter as it is (its reader, {@code McpServersJson}, checks the fields); here only the
+   * name. Literal values in its {@code env} and {@code headers} are accepted: this section is the
+   * hosts' format, and a host's file holds the user's own values on the user's own machine (D48);
+   * ops's own sections ({@code openapi}, {@code sources}) keep secrets out.
    */
-  private static List<SourceEntry> mcpServers(String origin, JsonNode node) {
+  private static List<SourceEntry> mcpServers(String origin, String key, JsonNode root) {
+    JsonNode node = root.path(key);
     List<SourceEntry> servers = new ArrayList<>();
     if (node.isMissingNode() || node.isNull()) {
       return servers;
     }
     if (!node.isObject()) {
-      throw new ConfigException(origin + ": mcpServers must map each server's name to its entry");
+      throw new ConfigException(origin + ": " + key + " must map each server's name to its entry");
     }
     for (Map.Entry<String, JsonNode> entry : node.properties()) {
       String name = entry.getKey();
-      String where = "mcpServers." + name;
+      String where = key + "." + name;
       JsonNode item = entry.getValue();
       if (!item.isObject()) {
         throw new ConfigException(origin + ": " + where + " must be an object");
@@ -204,7 +244,6 @@ public final class ConfigParser {
         continue; // MCP hosts switch servers off this way; so does ops.
       }
       requireName(origin, where, name);
-      refuseLiteralSecrets(origin, where, item);
       servers.add(SourceEntry.of("mcp", name, item));
     }
     return servers;
@@ -267,7 +306,10 @@ public final class ConfigParser {
 
   /** A secret-looking env var or header written out instead of as {@code ${NAME}}. */
   private static void refuseLiteralSecret(String origin, String where, String key, String value) {
-    if (SECRET_KEY.matcher(key).matches() && !value.isEmpty() && !REFERENCE.matcher(value).find()) {
+    if (isSecretKey(key)
+        && !value.isEmpty()
+        && !PLAIN_SETTING.matcher(value.strip()).matches()
+        && !REFERENCE.matcher(value).find()) {
       throw new ConfigException(
           origin
               + ": "
@@ -281,6 +323,23 @@ public final class ConfigParser {
               + suggestVariable(key)
               + "}\")");
     }
+  }
+
+  /** Whether a key names a secret, by its last word (see {@link #SECRET_WORDS}). */
+  static boolean isSecretKey(String key) {
+    // Words: split on _ - . and space, and at camelCase humps (clientSecret, xApiKey).
+    String[] words =
+        key.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT).split("[_\\-. ]+");
+    if (words.length == 0) {
+      return false;
+    }
+    String last = words[words.length - 1];
+    if (SECRET_WORDS.contains(last)) {
+      return true;
+    }
+    return last.equals("key")
+        && words.length > 1
+        && SECRET_KEY_QUALIFIERS.contains(words[words.length - 2]);
   }
 
   private static void refuseLiteral(

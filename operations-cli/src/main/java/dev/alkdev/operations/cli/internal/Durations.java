@@ -12,6 +12,15 @@ public final class Durations implements CommandLine.ITypeConverter<Duration> {
 
   @Override
   public Duration convert(String value) {
+    Duration parsed = parse(value);
+    if (parsed.isNegative() || parsed.isZero()) {
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a positive duration; write e.g. 30s, 500ms, 2m or 1h");
+    }
+    return parsed;
+  }
+
+  private static Duration parse(String value) {
     String v = value.trim().toLowerCase(Locale.ROOT);
     try {
       if (v.startsWith("pt") || v.startsWith("p")) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -17,9 +18,16 @@ import tools.jackson.databind.json.JsonMapper;
 public final class JsonInput {
   private JsonInput() {}
 
-  /** Strict: trailing garbage after the value is an error, not silently ignored. */
+  /**
+   * Strict: trailing garbage after the value is an error, not silently ignored, and so is a key
+   * given twice in one object (the call protocol refuses duplicates; last-wins would send what the
+   * user did not mean).
+   */
   public static final ObjectMapper MAPPER =
-      JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
 
   /** The input a call gets when {@code --input} is not given. */
   public static final String NONE = "{}";

@@ -60,7 +60,9 @@ import picocli.CommandLine.Spec;
       "   5 UNAUTHENTICATED         13 EXECUTION_ERROR",
       "   6 ACCESS_DENIED           14 configuration error",
       "   7 DEADLINE_EXCEEDED       15 a source failed to load",
-      "                            130 interrupted (Ctrl-C)"
+      "                             16 the tool reported an error (isError)",
+      "                            130 interrupted (Ctrl-C)",
+      "                            143 ops serve stopped by SIGTERM"
     })
 public final class OpsCommand implements Callable<Integer> {
 
@@ -208,8 +210,16 @@ public final class OpsCommand implements Callable<Integer> {
     return remotes;
   }
 
-  /** Loads every source into one registry; the caller closes the session. */
+  /**
+   * Loads every source into one registry; the caller closes the session. SIGINT and SIGTERM close
+   * it too (after the command's interrupt actions), so nothing a source started outlives ops.
+   */
   Session session() {
+    return session(true);
+  }
+
+  /** {@link #session()}; {@code closeOnSignal} false for a command that handles signals itself. */
+  Session session(boolean closeOnSignal) {
     SourceSet sources =
         SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout)
             .plus(
@@ -218,6 +228,6 @@ public final class OpsCommand implements Callable<Integer> {
                     .toList());
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;
-    return Session.open(sources, loadTimeout, progress);
+    return Session.open(sources, loadTimeout, progress, closeOnSignal && terminal.signals());
   }
 }

@@ -102,7 +102,7 @@ public final class Output {
       return;
     }
     PrintWriter err = terminal.err();
-    err.println(red("error:") + " " + error.code() + ": " + error.getMessage());
+    err.println(red("error:") + " " + error.code() + ": " + headline(error));
     for (SchemaError v : error.validationErrors()) {
       err.println("  " + bold(pointer(v)) + ": " + v.message());
     }
@@ -110,6 +110,23 @@ public final class Output {
         .details()
         .ifPresent(d -> err.println("  details: " + JsonInput.MAPPER.writeValueAsString(d)));
     err.flush();
+  }
+
+  /**
+   * The message without the problems it lists (CallError.invalid's "Invalid input of X: /a: ...;
+   * /b: ..."), which are printed one per line below it: each once, in one pointer style.
+   */
+  static String headline(CallError error) {
+    String message = String.valueOf(error.getMessage());
+    int colon = message.indexOf(':');
+    if (error.validationErrors().isEmpty() || !message.startsWith("Invalid ") || colon < 0) {
+      return message;
+    }
+    int problems = error.validationErrors().size();
+    return message.substring(0, colon)
+        + " ("
+        + problems
+        + (problems == 1 ? " problem)" : " problems)");
   }
 
   /** The JSON pointer of a validation error; "/" for the input as a whole. */

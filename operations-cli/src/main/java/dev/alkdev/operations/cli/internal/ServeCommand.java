@@ -108,7 +108,7 @@ final class ServeCommand implements Callable<Integer> {
           "add --nats URL, --redis URL, --ws PORT or --connect URL; run `ops serve --help`");
     }
     Output output = root.output();
-    Session session = root.session();
+    Session session = root.session(false); // it drains on signals itself
     OperationServer server = OperationServer.create(session.registry());
     List<Listener> listeners = new ArrayList<>();
     try {

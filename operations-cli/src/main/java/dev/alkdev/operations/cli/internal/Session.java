@@ -4,10 +4,12 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.cli.ExitCodes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -18,15 +20,30 @@ public final class Session implements AutoCloseable {
   private final OperationRegistry registry;
   private final SourceSet sources;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<Runnable> interruptActions = new CopyOnWriteArrayList<>();
+  private volatile Thread signalHook;
 
   private Session(OperationRegistry registry, SourceSet sources) {
     this.registry = registry;
     this.sources = sources;
   }
 
-  static Session open(SourceSet sources, Duration loadTimeout, SourceSet.Progress progress) {
+  /**
+   * Opens the sources into a new registry.
+   *
+   * @param closeOnSignal whether SIGINT and SIGTERM (the JVM's shutdown) close the session: the
+   *     commands' {@link #onInterrupt} actions run first (cancelling calls, so servers hear {@code
+   *     notifications/cancelled}), then every source closes (killing stdio servers' process trees,
+   *     ending HTTP sessions). From the start of loading, so a signal while a slow server starts
+   *     leaves nothing behind either. {@code ops serve} drains on its own instead.
+   */
+  static Session open(
+      SourceSet sources, Duration loadTimeout, SourceSet.Progress progress, boolean closeOnSignal) {
     OperationRegistry registry = OperationRegistry.create();
     Session session = new Session(registry, sources);
+    if (closeOnSignal) {
+      session.installSignalHook();
+    }
     try {
       sources.load(registry, loadTimeout, progress);
       return session;
@@ -34,6 +51,33 @@ public final class Session implements AutoCloseable {
       session.close();
       throw e;
     }
+  }
+
+  /**
+   * Runs {@code action} when the process is interrupted (SIGINT, SIGTERM) while the session is
+   * open, before the sources close; e.g. cancel the call in flight, say what was cut short.
+   */
+  Registration onInterrupt(Runnable action) {
+    interruptActions.add(action);
+    return () -> interruptActions.remove(action);
+  }
+
+  private void installSignalHook() {
+    Thread hook =
+        new Thread(
+            () -> {
+              for (Runnable action : interruptActions) {
+                try {
+                  action.run();
+                } catch (RuntimeException e) {
+                  // The others run, and the sources close, whatever one action does.
+                }
+              }
+              close();
+            },
+            "ops-interrupted");
+    signalHook = hook;
+    Runtime.getRuntime().addShutdownHook(hook);
   }
 
   public OperationRegistry registry() {
@@ -95,6 +139,14 @@ public final class Session implements AutoCloseable {
 
   @Override
   public void close() {
+    Thread hook = signalHook;
+    if (hook != null && Thread.currentThread() != hook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook is running (a signal came); it closes the session too, harmlessly.
+      }
+    }
     if (closed.compareAndSet(false, true)) {
       try {
         registry.close();

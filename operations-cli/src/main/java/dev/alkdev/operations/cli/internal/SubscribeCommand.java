@@ -78,6 +78,12 @@ final class SubscribeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (limit < 0) {
+      throw new Failure(
+          ExitCodes.USAGE,
+          "--limit " + limit + " is negative",
+          "give a number of items (1 or more), or leave --limit out for no limit");
+    }
     Output output = root.output();
     Session session = root.session();
     try {
@@ -154,7 +160,20 @@ final class SubscribeCommand implements Callable<Integer> {
                 done.complete(null);
               }
             });
-    Thread hook = root.terminal().signals() ? ctrlC(session, subscription, count, output) : null;
+    // On Ctrl-C or SIGTERM the session cancels the subscription (so the source releases what it
+    // holds), says how far it got, then closes the sources.
+    session.onInterrupt(
+        () -> {
+          cancel(subscription);
+          output.err().println();
+          output
+              .err()
+              .println(
+                  "stopped (Ctrl-C) after "
+                      + count.get()
+                      + " items; the subscription was cancelled");
+          output.err().flush();
+        });
     try {
       if (timeout == null) {
         done.get();
@@ -173,40 +192,7 @@ final class SubscribeCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       cancel(subscription);
       throw CallError.of(ErrorCode.CANCELLED, "interrupted");
-    } finally {
-      if (hook != null) {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-          // The hook is running or has run; nothing to remove.
-        }
-      }
     }
-  }
-
-  /** On Ctrl-C: cancel the subscription, then close the sources (MCP servers, HTTP clients). */
-  private static Thread ctrlC(
-      Session session,
-      AtomicReference<Flow.Subscription> subscription,
-      AtomicInteger count,
-      Output output) {
-    Thread hook =
-        new Thread(
-            () -> {
-              cancel(subscription);
-              session.close();
-              output.err().println();
-              output
-                  .err()
-                  .println(
-                      "stopped (Ctrl-C) after "
-                          + count.get()
-                          + " items; the subscription was cancelled");
-              output.err().flush();
-            },
-            "ops-ctrl-c");
-    Runtime.getRuntime().addShutdownHook(hook);
-    return hook;
   }
 
   private static void cancel(AtomicReference<Flow.Subscription> subscription) {

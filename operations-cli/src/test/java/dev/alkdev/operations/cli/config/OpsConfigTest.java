@@ -129,8 +129,11 @@ class OpsConfigTest {
             "openapi: {gh: {location: x, auth: {bearer: {token: ghp_secret}}}}",
             "openapi: {gh: {location: x, auth: {apiKey: {name: k, value: ghp_secret}}}}",
             "openapi: {gh: {location: x, auth: {basic: {usernameEnv: U, password: ghp_secret}}}}",
-            "mcpServers: {gh: {command: x, env: {GITHUB_TOKEN: ghp_secret}}}",
-            "mcpServers: {gh: {url: 'http://x', headers: {Authorization: 'Bearer ghp_secret'}}}")) {
+            "sources: {gh: {kind: nats, env: {GITHUB_TOKEN: ghp_secret}}}",
+            "sources: {gh: {kind: nats, env: {AWS_SECRET_ACCESS_KEY: ghp_secret}}}",
+            "sources: {gh: {kind: x, headers: {Authorization: 'Bearer ghp_secret'}}}",
+            "sources: {gh: {kind: x, headers: {X-Api-Key: ghp_secret}}}",
+            "sources: {gh: {kind: x, env: {clientSecret: ghp_secret}}}")) {
       assertThatThrownBy(() -> OpsConfig.parse(yaml, "ops.yaml"))
           .as(yaml)
           .isInstanceOf(ConfigException.class)
@@ -143,6 +146,41 @@ class OpsConfigTest {
                     "openapi: {gh: {location: x, auth: {bearer: {tokenEnv: 'ghp secret'}}}}",
                     "ops.yaml"))
         .hasMessageContaining("must be the NAME of an environment variable");
+  }
+
+  @Test
+  void settingsWhoseNamesOnlyContainASecretWordAreNotSecrets() {
+    OpsConfig config =
+        OpsConfig.parse(
+            "sources: {a: {kind: x, env: {MAX_TOKENS: '4096', AUTHOR_NAME: Ann,"
+                + " DISABLE_AUTH: 'true', SECRET_SCANNING: enabled, SORT_KEY: name}}}",
+            "ops.yaml");
+    assertThat(config.sources()).hasSize(1);
+  }
+
+  @Test
+  void anMcpHostsFileLoadsAsItIsWithItsOwnKeysAndLiteralValues() {
+    // As Claude Desktop writes it: keys of its own beside mcpServers, values written out.
+    OpsConfig claude =
+        OpsConfig.parse(
+            """
+            {"globalShortcut": "Ctrl+Space",
+             "preferences": {"quickEntryShortcut": "off"},
+             "mcpServers": {
+               "github": {"command": "npx", "args": ["-y", "server-github"],
+                          "env": {"GITHUB_TOKEN": "ghp_literal", "MAX_TOKENS": "4096"}},
+               "remote": {"url": "http://localhost:3000/mcp",
+                          "headers": {"Authorization": "Bearer literal"}}}}
+            """,
+            "claude_desktop_config.json");
+    assertThat(claude.sources())
+        .extracting(SourceEntry::kind, SourceEntry::name)
+        .containsExactly(tuple("mcp", "github"), tuple("mcp", "remote"));
+    // VS Code's .vscode/mcp.json: servers, and inputs beside them.
+    OpsConfig vscode =
+        OpsConfig.parse(
+            "{\"inputs\": [], \"servers\": {\"fs\": {\"command\": \"npx\"}}}", "mcp.json");
+    assertThat(vscode.sources()).extracting(SourceEntry::name).containsExactly("fs");
   }
 
   @Test

@@ -87,6 +87,20 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   /** Connects, initializes and lists the tools; see {@code McpClients.createMcpClient}. */
   public static McpClientWrapper connect(
       String name, McpClientConfig config, McpClientOptions options) {
+    return connect(name, config, options, wrapper -> {});
+  }
+
+  /**
+   * {@link #connect(String, McpClientConfig, McpClientOptions)}, handing the client to {@code
+   * started} before the handshake begins, so a host that gives up waiting can close it (and kill a
+   * stdio server's process tree) while it is still connecting.
+   */
+  public static McpClientWrapper connect(
+      String name,
+      McpClientConfig config,
+      McpClientOptions options,
+      java.util.function.Consumer<McpClientWrapper> started) {
+    Objects.requireNonNull(started, "started");
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(options, "options");
@@ -107,6 +121,10 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     DefaultMcpClientWrapper wrapper =
         new DefaultMcpClientWrapper(name, config, options, raw, stdio);
     try {
+      started.accept(wrapper);
+      if (wrapper.closed) {
+        throw CallError.of(ErrorCode.CANCELLED, "MCP client " + name + " closed while connecting");
+      }
       wrapper.start();
       return wrapper;
     } catch (RuntimeException e) {
@@ -159,6 +177,12 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     } catch (java.util.concurrent.TimeoutException e) {
       throw initTimeout(e);
     } catch (java.util.concurrent.ExecutionException e) {
+      // A stdio server that could not start or stopped says why better than the SDK's error.
+      Optional<String> gone =
+          stdio.flatMap(t -> Optional.ofNullable(t.closedFuture().getNow(null)));
+      if (gone.isPresent()) {
+        throw CallError.of(ErrorCode.UNAVAILABLE, "MCP server " + name + " " + gone.get(), e);
+      }
       CallError mapped = ErrorMapper.map(e, "Connecting to MCP server " + name);
       if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
         throw initTimeout(e);
@@ -166,7 +190,11 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       throw mapped;
     }
     stdio.ifPresent(t -> t.closedFuture().thenAccept(this::serverGone));
-    tools = toolMap(listAllTools().join());
+    try {
+      tools = toolMap(listAllTools().join());
+    } catch (java.util.concurrent.CompletionException e) {
+      throw ErrorMapper.map(e, "Listing the tools of MCP server " + name);
+    }
   }
 
   private CallError initTimeout(Throwable cause) {
@@ -304,10 +332,17 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
                 return;
               }
               CallError mapped = ErrorMapper.map(error, what);
-              if (context.cancellation().isCancelled()) {
-                transport.cancel(id, "cancelled by the caller");
-              } else if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+              // The server hears why: a deadline cancels the context too, so it is asked first.
+              if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
                 transport.cancel(id, "deadline exceeded");
+              } else if (context.cancellation().isCancelled()) {
+                transport.cancel(
+                    id,
+                    context
+                        .cancellation()
+                        .reason()
+                        .map(Throwable::getMessage)
+                        .orElse("cancelled by the caller"));
               }
               future.completeExceptionally(mapped);
             });

@@ -28,7 +28,9 @@ public final class ErrorMapper {
       String message = what + ": " + rpc.message() + " (JSON-RPC error " + code + ")";
       String lower = String.valueOf(rpc.message()).toLowerCase(Locale.ROOT);
       ErrorCode mapped;
-      if (code == McpSchema.ErrorCodes.METHOD_NOT_FOUND
+      if (StdioProcessTransport.RESOURCE_EXHAUSTED_MARK.equals(rpc.data())) {
+        mapped = ErrorCode.RESOURCE_EXHAUSTED; // a line we could not take, not the server's word
+      } else if (code == McpSchema.ErrorCodes.METHOD_NOT_FOUND
           || (code == McpSchema.ErrorCodes.INVALID_PARAMS
               && (lower.contains("unknown tool") || lower.contains("not found")))) {
         mapped = ErrorCode.OPERATION_NOT_FOUND;
@@ -78,6 +80,17 @@ public final class ErrorMapper {
 
   private static String describe(Throwable e) {
     String message = e.getMessage();
-    return message == null ? e.getClass().getSimpleName() : message;
+    String said = message == null ? e.getClass().getSimpleName() : message;
+    // The SDK wraps the reason in its own words ("Client failed to initialize by explicit API
+    // call"): the root cause says which it was (connection refused, a 404, no such program).
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String rootMessage = root.getMessage();
+    if (root == e || rootMessage == null || said.contains(rootMessage)) {
+      return said;
+    }
+    return said + ": " + rootMessage;
   }
 }

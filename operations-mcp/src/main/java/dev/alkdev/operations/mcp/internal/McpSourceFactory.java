@@ -2,8 +2,8 @@ package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.mcp.McpClientConfig;
+import dev.alkdev.operations.mcp.McpClientOptions;
 import dev.alkdev.operations.mcp.McpClientWrapper;
-import dev.alkdev.operations.mcp.McpClients;
 import dev.alkdev.operations.mcp.McpServersJson;
 import dev.alkdev.operations.source.OperationSource;
 import dev.alkdev.operations.source.SourceEntry;
@@ -107,10 +107,20 @@ public final class McpSourceFactory implements SourceFactory {
     public CompletableFuture<Void> load(OperationRegistry registry) {
       return CompletableFuture.runAsync(
           () -> {
-            McpClientWrapper wrapper = McpClients.createMcpClient(name, config);
-            client.set(wrapper);
+            // The client is known before its handshake starts, so a close() that comes while it
+            // connects (the host gave up waiting, or got a signal) kills the server's tree.
+            McpClientWrapper wrapper =
+                DefaultMcpClientWrapper.connect(
+                    name,
+                    config,
+                    McpClientOptions.defaults(),
+                    started -> {
+                      client.set(started);
+                      if (closed) {
+                        close();
+                      }
+                    });
             if (closed) {
-              // closed while connecting: do not leave the server running
               close();
               return;
             }

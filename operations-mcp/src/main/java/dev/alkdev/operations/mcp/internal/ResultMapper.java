@@ -32,7 +32,13 @@ public final class ResultMapper {
     meta.put("source", "mcp");
     meta.put("isError", object.path("isError").asBoolean(false));
     JsonNode content = object.get("content");
-    meta.set("content", content instanceof ArrayNode ? content : ToolMapper.JSON.createArrayNode());
+    if (!(content instanceof ArrayNode)) {
+      // MCP requires it; a result without it is not a tool result (and not an empty success).
+      throw CallError.of(
+          ErrorCode.PROTOCOL_ERROR,
+          "The tool result has no content array (MCP requires one): " + cut(object.toString()));
+    }
+    meta.set("content", content);
     JsonNode structured = object.get("structuredContent");
     if (structured instanceof ObjectNode) {
       meta.set("structuredContent", structured);
@@ -77,5 +83,9 @@ public final class ResultMapper {
     } catch (JacksonException e) {
       return Optional.empty();
     }
+  }
+
+  private static String cut(String text) {
+    return text.length() <= 200 ? text : text.substring(0, 200) + "...";
   }
 }

@@ -16,10 +16,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -42,6 +46,29 @@ public final class StdioProcessTransport implements McpClientTransport {
   private static final Duration KILL_GRACE = Duration.ofSeconds(2);
   private static final int MAX_JUNK_LOGS = 5;
 
+  /**
+   * The {@code data} of a JSON-RPC error this transport makes up for an answer it could not take (a
+   * line over {@link #MAX_LINE_CHARS}): the caller's error is RESOURCE_EXHAUSTED, not the server's.
+   */
+  static final String RESOURCE_EXHAUSTED_MARK = "ops:resource-exhausted";
+
+  /** How long output may still arrive after the process exits before it counts as gone. */
+  private static final long EXIT_DRAIN_MILLIS = 200;
+
+  /** Characters of a dropped line's end kept to find its id (servers often write it last). */
+  private static final int TAIL_CHARS = 512;
+
+  // A JSON-RPC message's top-level id, at the start ({"jsonrpc":"2.0","id":...) or at the end
+  // (...,"jsonrpc":"2.0","id":7}): the places servers write it. Used only for a message that cannot
+  // be parsed, to fail the one request it answers instead of leaving it to its timeout.
+  private static final String ID_VALUE = "(\"(?:[^\"\\\\]|\\\\.)*\"|-?\\d+)";
+  private static final Pattern HEAD_ID =
+      Pattern.compile(
+          "^\\s*\\{\\s*(?:\"jsonrpc\"\\s*:\\s*\"2\\.0\"\\s*,\\s*)?\"id\"\\s*:\\s*" + ID_VALUE);
+  private static final Pattern TAIL_ID =
+      Pattern.compile(
+          "\"id\"\\s*:\\s*" + ID_VALUE + "\\s*(?:,\\s*\"jsonrpc\"\\s*:\\s*\"2\\.0\"\\s*)?\\}\\s*$");
+
   private final String serverName;
   private final McpClientConfig.Stdio config;
   private final McpJsonMapper mapper;
@@ -49,6 +76,8 @@ public final class StdioProcessTransport implements McpClientTransport {
   private final AtomicBoolean closing = new AtomicBoolean();
   private final AtomicInteger junkLines = new AtomicInteger();
   private final Object writeLock = new Object();
+  // Starting and killing exclude each other: a kill before the start means no process at all.
+  private final Object lifecycle = new Object();
   private volatile Process process;
   private volatile OutputStream stdin;
 
@@ -83,13 +112,26 @@ public final class StdioProcessTransport implements McpClientTransport {
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(config.env());
     config.cwd().ifPresent(dir -> builder.directory(new File(dir)));
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      closed.complete("could not start: " + e.getMessage());
-      throw new java.io.UncheckedIOException(
-          "Could not start MCP server " + serverName + " (" + config.command() + ")", e);
+    synchronized (lifecycle) {
+      if (closing.get()) {
+        closed.complete("closed before it started");
+        throw new IllegalStateException(
+            "MCP server " + serverName + " was closed before it started");
+      }
+      try {
+        process = builder.start();
+      } catch (IOException e) {
+        closed.complete("could not start: " + e.getMessage());
+        throw new java.io.UncheckedIOException(
+            "Could not start MCP server " + serverName + " (" + config.command() + ")", e);
+      }
     }
+    // A server whose own process exits is gone even when a child it left holds stdout open.
+    process
+        .onExit()
+        .thenRunAsync(
+            () -> closed.complete(closing.get() ? "closed" : "exited" + exitNote()),
+            CompletableFuture.delayedExecutor(EXIT_DRAIN_MILLIS, TimeUnit.MILLISECONDS));
     stdin = process.getOutputStream();
     Thread out = new Thread(() -> readStdout(handler), "mcp-" + serverName + "-stdout");
     out.setDaemon(true);
@@ -103,6 +145,7 @@ public final class StdioProcessTransport implements McpClientTransport {
       Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
     try (Reader reader = new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)) {
       StringBuilder line = new StringBuilder();
+      StringBuilder tail = new StringBuilder();
       boolean tooLong = false;
       int c;
       while ((c = reader.read()) != -1) {
@@ -111,16 +154,31 @@ public final class StdioProcessTransport implements McpClientTransport {
             line.append((char) c);
           } else {
             tooLong = true;
+            tail.append((char) c);
+            if (tail.length() > 2 * TAIL_CHARS) {
+              tail.delete(0, tail.length() - TAIL_CHARS);
+            }
           }
           continue;
         }
         if (tooLong) {
           WARNINGS.warn(
               "MCP server {} sent a line over {} characters; dropped", serverName, MAX_LINE_CHARS);
+          answerUnreadable(
+              line,
+              tail,
+              "The answer of MCP server "
+                  + serverName
+                  + " is over "
+                  + MAX_LINE_CHARS
+                  + " characters; it was dropped",
+              RESOURCE_EXHAUSTED_MARK,
+              handler);
         } else {
           dispatch(line.toString(), handler);
         }
         line.setLength(0);
+        tail.setLength(0);
         tooLong = false;
       }
     } catch (IOException e) {
@@ -143,6 +201,25 @@ public final class StdioProcessTransport implements McpClientTransport {
     try {
       message = McpSchema.deserializeJsonRpcMessage(mapper, trimmed);
     } catch (IOException | RuntimeException e) {
+      if (trimmed.startsWith("{") && trimmed.contains("\"jsonrpc\"")) {
+        // A message we cannot read (nested too deep, say): its request must not wait it out.
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+          root = root.getCause(); // the SDK says "Failed to read value"; Jackson says why
+        }
+        String why = root.getMessage() == null ? root.toString() : root.getMessage();
+        int newline = why.indexOf('\n');
+        answerUnreadable(
+            trimmed,
+            "",
+            "Could not read the answer of MCP server "
+                + serverName
+                + ": "
+                + (newline > 0 ? why.substring(0, newline) : why),
+            null,
+            handler);
+        return;
+      }
       // Servers sometimes print banners or logs to stdout; skip them rather than die.
       if (junkLines.incrementAndGet() <= MAX_JUNK_LOGS) {
         LOG.warn("MCP server {} wrote a non-JSON-RPC line to stdout: {}", serverName, cut(trimmed));
@@ -154,6 +231,65 @@ public final class StdioProcessTransport implements McpClientTransport {
         .subscribe(
             reply -> {},
             error -> LOG.debug("Handling a message of MCP server {} failed", serverName, error));
+  }
+
+  /**
+   * Answers the request an unreadable message was for, found by its id, with a JSON-RPC error made
+   * here (PARSE_ERROR, or {@link #RESOURCE_EXHAUSTED_MARK} in its data for a line too long), so the
+   * call (or the SDK's listing) fails at once. A message whose id cannot be found is only logged.
+   */
+  private void answerUnreadable(
+      CharSequence head,
+      CharSequence tail,
+      String message,
+      Object data,
+      Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
+    Optional<Object> id = findId(head, tail);
+    if (id.isEmpty()) {
+      WARNINGS.warn("{} (no request id found in it)", message);
+      return;
+    }
+    McpSchema.JSONRPCResponse made =
+        new McpSchema.JSONRPCResponse(
+            McpSchema.JSONRPC_VERSION,
+            id.get(),
+            null,
+            new McpSchema.JSONRPCResponse.JSONRPCError(
+                McpSchema.ErrorCodes.PARSE_ERROR, message, data));
+    handler
+        .apply(Mono.just(made))
+        .subscribe(
+            reply -> {},
+            error -> LOG.debug("Answering an unreadable message of {} failed", serverName, error));
+  }
+
+  /** The top-level id of a message that could not be parsed, where servers write it. */
+  static Optional<Object> findId(CharSequence head, CharSequence tail) {
+    Matcher m = HEAD_ID.matcher(head);
+    String token = null;
+    if (m.find()) {
+      token = m.group(1);
+    } else {
+      CharSequence end =
+          tail.length() > 0
+              ? tail
+              : head.subSequence(Math.max(0, head.length() - TAIL_CHARS), head.length());
+      Matcher t = TAIL_ID.matcher(end);
+      if (t.find()) {
+        token = t.group(1);
+      }
+    }
+    if (token == null) {
+      return Optional.empty();
+    }
+    if (token.startsWith("\"")) {
+      return Optional.of(ToolMapper.JSON.readValue(token, String.class));
+    }
+    try {
+      return Optional.of(Integer.parseInt(token));
+    } catch (NumberFormatException e) {
+      return Optional.of(Long.parseLong(token));
+    }
   }
 
   private void drainStderr() {
@@ -225,7 +361,10 @@ public final class StdioProcessTransport implements McpClientTransport {
     if (!closing.compareAndSet(false, true)) {
       return;
     }
-    Process p = process;
+    Process p;
+    synchronized (lifecycle) {
+      p = process; // a start that comes later sees `closing` and starts nothing
+    }
     if (p != null) {
       try {
         p.getOutputStream().close();

@@ -395,6 +395,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                       + serverName
                       + " answered HTTP "
                       + status
+                      + (status == 404 ? " (nothing at that path: check the URL)" : "")
                       + (text.isBlank() ? "" : ": " + cut(text))));
           return;
         }
@@ -487,7 +488,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
     return mapper.convertValue(data, typeRef);
   }
 
+  /** A body for a one-line message: HTML tags and runs of white space out, at most 200 chars. */
   private static String cut(String text) {
-    return text.length() <= 300 ? text : text.substring(0, 300) + "...";
+    String line = text.replaceAll("<[^>]{0,200}>", " ").replaceAll("\\s+", " ").strip();
+    return line.length() <= 200 ? line : line.substring(0, 200) + "...";
   }
 }

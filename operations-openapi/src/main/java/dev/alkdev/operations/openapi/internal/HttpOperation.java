@@ -25,6 +25,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -53,18 +54,18 @@ public final class HttpOperation {
   private final List<Param> params;
   private final String bodyMediaType; // "" when the operation has no request body
   private final HttpServiceConfig config;
-  private final URI baseUrl;
+  private final BaseUrl baseUrl;
   private final Supplier<HttpClient> client;
   private final EventStreamOpener events;
 
-  public HttpOperation(
+  HttpOperation(
       String operationId,
       String method,
       String pathTemplate,
       List<Param> params,
       String bodyMediaType,
       HttpServiceConfig config,
-      URI baseUrl,
+      BaseUrl baseUrl,
       Supplier<HttpClient> client,
       EventStreamOpener events) {
     this.operationId = operationId;
@@ -131,7 +132,7 @@ public final class HttpOperation {
       headers.add(new String[] {"Cookie", String.join("; ", cookies)});
     }
     config.auth().ifPresent(auth -> applyAuth(auth, headers, query));
-    String base = baseUrl.toString();
+    String base = baseUrl.require(operationId).toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }
@@ -244,6 +245,22 @@ public final class HttpOperation {
       int hopsLeft) {
     CompletableFuture<HttpResponse<byte[]>> exchange =
         client.get().sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
+    // The request's own timeout covers only the response headers: a server that then sends one
+    // byte a second would keep the call for as long as it likes. This bounds the whole exchange,
+    // body included, and cancelling the JDK's future aborts it.
+    Duration whole = timeout(context);
+    java.util.concurrent.atomic.AtomicBoolean timedOut =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Void> timer =
+        new CompletableFuture<Void>().orTimeout(whole.toNanos(), TimeUnit.NANOSECONDS);
+    timer.whenComplete(
+        (ignored, late) -> {
+          if (late != null && !exchange.isDone()) {
+            timedOut.set(true);
+            exchange.cancel(true); // cancel first: completing it first would not abort the I/O
+          }
+        });
+    exchange.whenComplete((response, error) -> timer.complete(null)); // drops the timer
     // Cancelling the call, or its deadline, fails the result and cancels the exchange.
     context
         .bind(exchange)
@@ -253,7 +270,17 @@ public final class HttpOperation {
                 return;
               }
               try {
-                if (error != null) {
+                if (error != null && timedOut.get()) {
+                  result.completeExceptionally(
+                      CallError.of(
+                          ErrorCode.DEADLINE_EXCEEDED,
+                          operationId
+                              + ": no complete response within "
+                              + whole.toMillis()
+                              + " ms: "
+                              + request.uri(),
+                          error));
+                } else if (error != null) {
                   result.completeExceptionally(mapError(error, request));
                 } else if (REDIRECTS.contains(response.statusCode())
                     && response.headers().firstValue("location").isPresent()) {
@@ -380,6 +407,16 @@ public final class HttpOperation {
     if (isJson(media)) {
       try {
         return JSON.readTree(bytes);
+      } catch (tools.jackson.core.exc.StreamConstraintsException e) {
+        // Valid JSON, perhaps, but past what we read: say which limit, not "not valid JSON".
+        throw CallError.builder(
+                ErrorCode.RESOURCE_EXHAUSTED,
+                operationId
+                    + ": the response is past a JSON reading limit: "
+                    + e.getOriginalMessage())
+            .retryable(false)
+            .cause(e)
+            .build();
       } catch (JacksonException e) {
         throw CallError.of(
             ErrorCode.EXECUTION_ERROR,

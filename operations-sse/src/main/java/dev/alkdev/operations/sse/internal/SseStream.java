@@ -63,6 +63,9 @@ public final class SseStream<T> implements Flow.Subscription {
   private volatile boolean everConnected;
   // Reconnections since the last connection that delivered an event.
   private volatile int attempts;
+  // When the reconnections of the last minute started: the budget events do not reset.
+  private final java.util.ArrayDeque<Long> recentReconnects = new java.util.ArrayDeque<>();
+  private static final long MINUTE_NANOS = TimeUnit.MINUTES.toNanos(1);
   // Releases the call context's cancellation listener and deadline timer.
   private volatile Runnable unbind = () -> {};
 
@@ -222,6 +225,25 @@ public final class SseStream<T> implements Flow.Subscription {
                           ErrorCode.UNAVAILABLE, "the SSE stream dropped: " + cause, cause)));
       return;
     }
+    long now = System.nanoTime();
+    synchronized (recentReconnects) {
+      while (!recentReconnects.isEmpty() && now - recentReconnects.peekFirst() > MINUTE_NANOS) {
+        recentReconnects.removeFirst();
+      }
+      if (recentReconnects.size() >= options.reconnectBudget()) {
+        terminate(
+            CallError.of(
+                ErrorCode.UNAVAILABLE,
+                "the SSE stream "
+                    + request.uri()
+                    + " needed "
+                    + options.reconnectBudget()
+                    + " reconnections within a minute (it keeps ending); raise"
+                    + " SseOptions.reconnectBudget to allow more"));
+        return;
+      }
+      recentReconnects.addLast(now);
+    }
     int attempt = ++attempts;
     if (attempt > options.maxReconnects()) {
       CallError last =
@@ -249,7 +271,8 @@ public final class SseStream<T> implements Flow.Subscription {
     synchronized (parser) {
       delay = parser.retryMillis().orElse(options.defaultRetry().toMillis());
     }
-    delay = Math.min(delay, options.maxRetry().toMillis());
+    // retry: 0 (or any tiny value) from the server does not make a tight loop.
+    delay = Math.min(Math.max(delay, options.minRetry().toMillis()), options.maxRetry().toMillis());
     LOG.debug("SSE stream {} ended; reconnecting in {} ms", request.uri(), delay);
     pendingReconnect =
         CompletableFuture.runAsync(
