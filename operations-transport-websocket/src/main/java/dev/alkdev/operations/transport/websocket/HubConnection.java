@@ -50,6 +50,13 @@ final class HubConnection implements Endpoint.Events {
   final Set<String> calls = ConcurrentHashMap.newKeySet();
 
   private final AtomicInteger inFlightWrites = new AtomicInteger();
+  // Bytes handed to Jetty and not yet written: bounded by MAX_QUEUED_BYTES.
+  private final java.util.concurrent.atomic.AtomicLong queuedBytes =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The most a connection may have waiting to be written before it is cut. */
+  static final long MAX_QUEUED_BYTES = 64L << 20;
+
   private volatile long lastWriteProgress = System.nanoTime();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -266,29 +273,48 @@ final class HubConnection implements Endpoint.Events {
     if (s == null || closed.get()) {
       return false;
     }
+    int size = frame.length;
+    if (queuedBytes.addAndGet(size) > MAX_QUEUED_BYTES) {
+      // The frame count alone would let 4,096 frames of 1 MiB (4 GiB) wait for a spoke that
+      // does not read: the bytes are bounded too.
+      queuedBytes.addAndGet(-size);
+      hub.cut.incrementAndGet();
+      hub.slowWarning.warn(
+          "Spoke {} ({}) cut: over {} MiB waiting to be written to it (it does not read)",
+          remote,
+          identity.subject(),
+          MAX_QUEUED_BYTES >> 20);
+      abort();
+      return false;
+    }
     if (inFlightWrites.getAndIncrement() == 0) {
       lastWriteProgress = System.nanoTime();
     }
     try {
-      s.sendBinary(ByteBuffer.wrap(frame), Callback.from(this::written, this::writeFailed));
+      s.sendBinary(
+          ByteBuffer.wrap(frame),
+          Callback.from(() -> written(size), cause -> writeFailed(size, cause)));
       return true;
     } catch (WritePendingException e) {
-      writeFailed(e);
+      writeFailed(size, e);
       return false;
     } catch (RuntimeException e) {
       inFlightWrites.decrementAndGet();
+      queuedBytes.addAndGet(-size);
       disconnected();
       return false;
     }
   }
 
-  private void written() {
+  private void written(int size) {
     inFlightWrites.decrementAndGet();
+    queuedBytes.addAndGet(-size);
     lastWriteProgress = System.nanoTime();
   }
 
-  private void writeFailed(Throwable cause) {
+  private void writeFailed(int size, Throwable cause) {
     inFlightWrites.decrementAndGet();
+    queuedBytes.addAndGet(-size);
     if (cause instanceof WritePendingException) {
       hub.cut.incrementAndGet();
       hub.slowWarning.warn(

@@ -21,6 +21,9 @@ final class HubRules {
   private static final long NODE_REPLY_GRANT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   /** How long past its deadline an unanswered call is still tracked (answers in transit). */
+  /** The longest deadline the hub keeps a call's ownership for: a day. */
+  private static final long MAX_DEADLINE_MS = TimeUnit.DAYS.toMillis(1);
+
   private static final long DEADLINE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   /** {@link CallerCall#expiresAt} of a call without a deadline (a stream): kept until it ends. */
@@ -231,10 +234,12 @@ final class HubRules {
             "at most " + hub.options.maxPendingCalls + " calls in flight per connection",
             null);
       }
+      // Clamped: a huge deadlineMs would overflow nanoTime arithmetic and be forgotten at once,
+      // releasing its slot and its ownership check.
       long expires =
           peek.deadlineMs >= 0
               ? System.nanoTime()
-                  + TimeUnit.MILLISECONDS.toNanos(peek.deadlineMs)
+                  + TimeUnit.MILLISECONDS.toNanos(Math.min(peek.deadlineMs, MAX_DEADLINE_MS))
                   + DEADLINE_GRACE_NANOS
               : NEVER;
       CallerCall call = new CallerCall(connection, peek.replyTo, peek.hasDemand, expires);
