@@ -41,10 +41,15 @@ final class SessionStore {
     return Optional.of(session);
   }
 
-  /** The session {@code id} if it exists and belongs to {@code identity}'s subject. */
+  /**
+   * The session {@code id} if it exists and belongs to exactly {@code identity}: the same subject
+   * with the same scopes. A request authenticated with other scopes (a downscoped token, say) does
+   * not find it and must initialize a session of its own, so no call runs with the scopes the
+   * session was opened with rather than the ones presented now.
+   */
   Optional<Session> get(String id, Identity identity) {
     Session session = sessions.get(id);
-    if (session == null || !Objects.equals(session.identity.subject(), identity.subject())) {
+    if (session == null || !Objects.equals(session.identity, identity)) {
       return Optional.empty();
     }
     session.touch();

@@ -180,10 +180,14 @@ final class StdioTransport implements McpStdioEndpoint {
         }
         out.write(next);
         out.write('\n');
+        boolean drained;
         synchronized (queue) {
-          if (queue.isEmpty()) {
-            out.flush();
-          }
+          drained = queue.isEmpty();
+        }
+        if (drained) {
+          // Outside the lock: a host that stops reading blocks this flush, and the writers must
+          // still reach the queue (and its byte bound) meanwhile.
+          out.flush();
         }
       }
       out.flush();
