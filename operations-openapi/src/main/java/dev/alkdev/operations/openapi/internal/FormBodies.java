@@ -18,7 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Request bodies in {@code application/x-www-form-urlencoded} and {@code multipart/form-data}
  * (decision D51): each property of the input's {@code body} object is one form field. A field whose
  * schema is a binary string ({@code format: binary}, Swagger 2.0's {@code type: file}) is given as
- * base64 text in the JSON input and sent as raw bytes, as a file part in multipart.
+ * base64 text in the JSON input (or, from Java, a binary node) and sent as raw bytes, as a file
+ * part named after the field in multipart.
  */
 final class FormBodies {
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -100,8 +101,8 @@ final class FormBodies {
     write(out, "--" + boundary + "\r\n");
     byte[] bytes;
     String type;
-    if (field.binary() && value.isString()) {
-      bytes = base64(field.name(), value.asString());
+    if (value.isBinary() || (field.binary() && value.isString())) {
+      bytes = bytes(field.name(), value);
       type = field.contentType().orElse("application/octet-stream");
       write(
           out,
@@ -123,16 +124,24 @@ final class FormBodies {
   }
 
   private static String fieldText(Field field, JsonNode value) {
-    if (field.binary() && value.isString()) {
+    if (value.isBinary() || (field.binary() && value.isString())) {
       // urlencoded carries text: the decoded bytes, read as UTF-8 (binary is what multipart is for)
-      return new String(base64(field.name(), value.asString()), StandardCharsets.UTF_8);
+      return new String(bytes(field.name(), value), StandardCharsets.UTF_8);
     }
     return ParamStyles.text(value);
   }
 
-  private static byte[] base64(String name, String text) {
+  /** A file's bytes: a binary node (a Java caller's byte[]) as is, a string as base64. */
+  private static byte[] bytes(String name, JsonNode value) {
+    if (value.isBinary()) {
+      return value.binaryValue();
+    }
     try {
-      return Base64.getMimeDecoder().decode(text);
+      // Strict (the MIME decoder skips junk silently); line breaks allowed, base64url accepted.
+      String text = value.asString().replaceAll("[\\r\\n\\t ]", "");
+      return text.indexOf('-') >= 0 || text.indexOf('_') >= 0
+          ? Base64.getUrlDecoder().decode(text)
+          : Base64.getDecoder().decode(text);
     } catch (IllegalArgumentException e) {
       throw CallError.of(
           ErrorCode.INVALID_INPUT,
