@@ -371,6 +371,52 @@ class Swagger2Test {
         .hasMessageContaining("#/parameters/nope");
   }
 
+  @Test
+  void malformedPartsAreSkippedOrRefusedNeverACrash() {
+    List<String> docs =
+        List.of(
+            "{\"swagger\":\"2.0\",\"paths\":[],\"definitions\":\"x\",\"parameters\":7,"
+                + "\"responses\":[1],\"schemes\":\"http\",\"host\":5,\"consumes\":{}}",
+            "{\"swagger\":\"2.0\",\"paths\":{\"/a\":{\"get\":{\"parameters\":{\"a\":1},"
+                + "\"responses\":[]},\"post\":{\"parameters\":[7,{\"in\":\"formData\"},"
+                + "{\"name\":\"q\",\"in\":\"query\",\"type\":\"array\",\"collectionFormat\":\"bogus\"},"
+                + "{\"name\":\"c\",\"in\":\"cookie\"}],"
+                + "\"responses\":{\"200\":{\"description\":\"ok\"}}}}}}",
+            "{\"swagger\":\"2.0\",\"schemes\":[\"ws\"],\"host\":\"h\",\"securityDefinitions\":"
+                + "{\"a\":{\"type\":\"oauth2\",\"flow\":\"x\"},\"b\":{\"type\":\"magic\"}},"
+                + "\"paths\":{\"/a\":{\"get\":{\"responses\":{\"200\":{\"description\":\"ok\"}}}}}}");
+    for (String doc : docs) {
+      try {
+        OpenApiImport result = FromOpenApi.fromString(doc, OpenApiImportTest.config());
+        for (OperationDefinition op : result.operations()) {
+          op.spec().inputSchema().validate(OpenApiImportTest.json("{}"));
+          op.spec().outputSchema().validate(OpenApiImportTest.json("{}"));
+        }
+      } catch (CallError e) {
+        assertThat(e.code()).as(doc).isEqualTo(ErrorCode.INVALID_INPUT);
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                FromOpenApi.fromString(
+                    docs.get(1)
+                        .replace(
+                            "{\"description\":\"ok\"}",
+                            "{\"schema\":{\"$ref\":\"#/definitions/None\"}}"),
+                    OpenApiImportTest.config()))
+        .isInstanceOfSatisfying(
+            CallError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT))
+        .hasMessageContaining("#/components/schemas/None");
+    OpenApiImport bad = FromOpenApi.fromString(docs.get(1), OpenApiImportTest.config());
+    assertThat(bad.warnings())
+        .anyMatch(w -> w.contains("bogus"))
+        .anyMatch(w -> w.contains("'c'") && w.contains("cookie"));
+    assertThat(FromOpenApi.fromString(docs.get(2), OpenApiImportTest.config()).warnings())
+        .anyMatch(w -> w.contains("ws"))
+        .anyMatch(w -> w.contains("oauth2 flow"))
+        .anyMatch(w -> w.contains("magic"));
+  }
+
   static byte[] utf8(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
