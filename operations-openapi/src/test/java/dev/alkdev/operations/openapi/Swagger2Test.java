@@ -349,6 +349,16 @@ class Swagger2Test {
   }
 
   @Test
+  void anUnquotedYamlVersionIsStill20() {
+    OpenApiImport result =
+        FromOpenApi.fromString(
+            "swagger: 2.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n"
+                + "      responses: {'200': {description: ok}}\n",
+            OpenApiImportTest.config());
+    assertThat(result.operations()).extracting(d -> d.spec().name()).containsExactly("get_a");
+  }
+
+  @Test
   void otherSwaggerVersionsAreRefused() {
     assertThatThrownBy(
             () ->
