@@ -233,15 +233,6 @@ class OpenApiImportTest {
   }
 
   @Test
-  void swagger2IsRefused() {
-    assertThatThrownBy(() -> FromOpenApi.fromString("{\"swagger\":\"2.0\",\"paths\":{}}", config()))
-        .isInstanceOfSatisfying(
-            CallError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT))
-        .hasMessageContaining("2.0")
-        .hasMessageContaining("not supported");
-  }
-
-  @Test
   void junkAndNonOpenApiAreRefused() {
     assertThatThrownBy(() -> FromOpenApi.fromString("{not json", config()))
         .isInstanceOf(CallError.class)

@@ -53,6 +53,7 @@ public final class HttpOperation {
   private final String pathTemplate;
   private final List<Param> params;
   private final String bodyMediaType; // "" when the operation has no request body
+  private final Map<String, FormBodies.Field> formFields; // the form body's fields, by name
   private final HttpServiceConfig config;
   private final BaseUrl baseUrl;
   private final Supplier<HttpClient> client;
@@ -64,6 +65,7 @@ public final class HttpOperation {
       String pathTemplate,
       List<Param> params,
       String bodyMediaType,
+      Map<String, FormBodies.Field> formFields,
       HttpServiceConfig config,
       BaseUrl baseUrl,
       Supplier<HttpClient> client,
@@ -73,6 +75,7 @@ public final class HttpOperation {
     this.pathTemplate = pathTemplate;
     this.params = List.copyOf(params);
     this.bodyMediaType = bodyMediaType;
+    this.formFields = Map.copyOf(formFields);
     this.config = config;
     this.baseUrl = baseUrl;
     this.client = client;
@@ -157,12 +160,17 @@ public final class HttpOperation {
     JsonNode body = in.get("body");
     if (!bodyMediaType.isEmpty() && body != null && !body.isMissingNode()) {
       byte[] bytes;
-      if (body.isString() && !isJson(bodyMediaType)) {
+      String contentType = isJson(bodyMediaType) ? "application/json" : bodyMediaType;
+      if (FormBodies.isForm(bodyMediaType)) {
+        FormBodies.Encoded form = FormBodies.encode(bodyMediaType, body, formFields);
+        bytes = form.bytes();
+        contentType = form.contentType();
+      } else if (body.isString() && !isJson(bodyMediaType)) {
         bytes = body.asString().getBytes(StandardCharsets.UTF_8);
       } else {
         bytes = JSON.writeValueAsBytes(body);
       }
-      builder.header("Content-Type", isJson(bodyMediaType) ? "application/json" : bodyMediaType);
+      builder.header("Content-Type", contentType);
       builder.method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
     } else {
       builder.method(method, HttpRequest.BodyPublishers.noBody());

@@ -47,6 +47,7 @@ public final class Importer {
   private final DocumentLoader loader;
   private final JsonNode document;
   private final HttpServiceConfig config;
+  private final List<String> earlyWarnings;
   private final EventStreamOpener events;
   private final Refs refs;
   private final List<String> warnings = new ArrayList<>();
@@ -59,10 +60,16 @@ public final class Importer {
       HttpServiceConfig config,
       EventStreamOpener events) {
     this.loader = loader;
-    this.document = document;
     this.config = config;
     this.events = events;
-    this.refs = new Refs(loader, document);
+    List<String> early = new ArrayList<>();
+    // Swagger 2.0 is read into the 3.0 shape first (D50); the rest of the import is the same.
+    this.document =
+        document.isObject() && document.has("swagger") && !document.has("openapi")
+            ? Swagger2.convert(document, early)
+            : document;
+    this.earlyWarnings = early;
+    this.refs = new Refs(loader, this.document);
   }
 
   /** Imports {@code document}, read from {@code loader.root()}. */
@@ -76,6 +83,7 @@ public final class Importer {
 
   private OpenApiImport run() {
     dialect = checkVersion();
+    earlyWarnings.forEach(this::warn);
     BaseUrl baseUrl = baseUrl();
     if (baseUrl.uri().isEmpty()) {
       // Listing and describing need no URL; calls say what is missing when they are made.
@@ -125,13 +133,6 @@ public final class Importer {
   private FromSchema.Dialect checkVersion() {
     if (!document.isObject()) {
       throw CallError.of(ErrorCode.INVALID_INPUT, "OpenAPI document is not a JSON/YAML object");
-    }
-    if (document.has("swagger")) {
-      throw CallError.of(
-          ErrorCode.INVALID_INPUT,
-          "Swagger/OpenAPI 2.0 documents are not supported (\"swagger\": "
-              + document.get("swagger")
-              + "); convert it to OpenAPI 3 first, e.g. with swagger2openapi");
     }
     String version = document.path("openapi").asString("");
     if (version.startsWith("3.0")) {
@@ -349,6 +350,7 @@ public final class Importer {
       }
     }
     String bodyMediaType = "";
+    Map<String, FormBodies.Field> formFields = Map.of();
     JsonNode requestBodyRaw = operation.node().path("requestBody");
     if (requestBodyRaw.isObject()) {
       Located body = refs.deref(new Located(requestBodyRaw, operation.source()));
@@ -356,6 +358,9 @@ public final class Importer {
       if (media.isPresent()) {
         bodyMediaType = media.get().getKey();
         JsonNode schema = media.get().getValue().path("schema");
+        if (FormBodies.isForm(bodyMediaType)) {
+          formFields = formFields(new Located(schema, body.source()), media.get().getValue());
+        }
         properties.set(
             "body",
             inputScope.rewrite(
@@ -413,6 +418,7 @@ public final class Importer {
             path,
             new ArrayList<>(params.values()),
             bodyMediaType,
+            formFields,
             config,
             baseUrl,
             client,
@@ -422,6 +428,47 @@ public final class Importer {
             ? Handler.publisher((SubscriptionHandler) call::subscribe)
             : Handler.async((AsyncOperationHandler) call::call);
     return new OperationDefinition(spec, handler);
+  }
+
+  /**
+   * The fields of a form body: its schema's properties (through refs and allOf), binary ones
+   * marked, with the style, explode and content type of the media type's {@code encoding}.
+   */
+  private Map<String, FormBodies.Field> formFields(Located schema, JsonNode mediaType) {
+    Map<String, FormBodies.Field> fields = new LinkedHashMap<>();
+    collectFormFields(refs.deref(schema), mediaType.path("encoding"), fields, 0);
+    return fields;
+  }
+
+  private void collectFormFields(
+      Located schema, JsonNode encoding, Map<String, FormBodies.Field> fields, int depth) {
+    if (depth > Refs.MAX_HOPS || !schema.node().isObject()) {
+      return;
+    }
+    for (JsonNode part : schema.node().path("allOf")) {
+      collectFormFields(
+          refs.deref(new Located(part, schema.source())), encoding, fields, depth + 1);
+    }
+    for (Map.Entry<String, JsonNode> property : schema.node().path("properties").properties()) {
+      JsonNode p = refs.deref(new Located(property.getValue(), schema.source())).node();
+      JsonNode item = p.path("type").asString("").equals("array") ? p.path("items") : p;
+      if (item.has("$ref")) {
+        item = refs.deref(new Located(item, schema.source())).node();
+      }
+      boolean binary = item.path("format").asString("").equals("binary");
+      JsonNode e = encoding.path(property.getKey());
+      String style = e.path("style").asString("form");
+      fields.put(
+          property.getKey(),
+          new FormBodies.Field(
+              property.getKey(),
+              binary,
+              style,
+              e.path("explode").asBoolean(style.equals("form")),
+              e.path("contentType").isString()
+                  ? Optional.of(e.get("contentType").asString())
+                  : Optional.empty()));
+    }
   }
 
   private Schema compile(JsonNode schema, Source source) {

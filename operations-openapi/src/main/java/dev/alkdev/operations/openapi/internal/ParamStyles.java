@@ -49,15 +49,14 @@ final class ParamStyles {
     if (value.isArray()) {
       List<String> items = new ArrayList<>();
       value.forEach(item -> items.add(UriEncoding.component(text(item))));
-      if (param.explode() && !style.equals("spaceDelimited") && !style.equals("pipeDelimited")) {
-        items.forEach(item -> append(query, name, item));
-      } else if (param.explode()) {
+      if (param.explode()) {
         items.forEach(item -> append(query, name, item));
       } else {
         String separator =
             switch (style) {
               case "spaceDelimited" -> "%20";
               case "pipeDelimited" -> "%7C";
+              case "tabDelimited" -> "%09"; // Swagger 2.0's collectionFormat tsv (D50)
               default -> ",";
             };
         append(query, name, String.join(separator, items));
