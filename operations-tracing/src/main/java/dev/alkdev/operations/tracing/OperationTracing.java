@@ -126,11 +126,14 @@ public final class OperationTracing implements OperationInterceptor {
     }
     Span span = builder.startSpan();
     Context otel = Context.root().with(span);
+    // A span without a valid context (no SDK, nothing to continue) leaves the metadata as it came.
     OperationContext traced =
-        context.toBuilder()
-            .metadata(withTraceContext(context.metadata(), otel))
-            .attribute(OTEL_CONTEXT, otel)
-            .build();
+        span.getSpanContext().isValid()
+            ? context.toBuilder()
+                .metadata(withTraceContext(context.metadata(), otel))
+                .attribute(OTEL_CONTEXT, otel)
+                .build()
+            : context.withAttribute(OTEL_CONTEXT, otel);
     // Current while the chain starts the call, for code that runs on this thread.
     try (Scope scope = otel.makeCurrent()) {
       chain.proceed(traced, new Ended(span, invocation.stream()));

@@ -165,4 +165,31 @@ class OperationTracingTest {
           .containsExactly("00-" + echo.getTraceId() + "-" + echo.getSpanId() + "-01", "true");
     }
   }
+
+  @Test
+  void withoutAnSdkTheCallersTraceContextPassesThroughUntouched() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (OperationRegistry node =
+        OperationRegistry.builder()
+            .interceptor(OperationTracing.create(io.opentelemetry.api.OpenTelemetry.noop()))
+            .build()) {
+      node.register(
+          OperationSpec.builder("demo", "echo").build(),
+          (in, ctx) -> {
+            seen.add(ctx.metadata().get("traceparent").orElse("none"));
+            return in;
+          });
+      node.execute(
+              "demo.echo",
+              1,
+              dev.alkdev.operations.OperationContext.builder()
+                  .metadata(CallMetadata.of("traceparent", traceparent))
+                  .build())
+          .get(5, TimeUnit.SECONDS);
+      node.execute("demo.echo", 2).get(5, TimeUnit.SECONDS);
+    }
+    assertThat(seen).containsExactly(traceparent, "none");
+    assertThat(exporter.getFinishedSpanItems()).isEmpty();
+  }
 }
