@@ -20,6 +20,8 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -156,9 +158,12 @@ public final class OperationTracing implements OperationInterceptor {
 
   /** {@code metadata} with the span's trace context in place of the one it had. */
   private static CallMetadata withTraceContext(CallMetadata metadata, Context otel) {
-    CallMetadata[] out = {metadata.without(TRACEPARENT).without(TRACESTATE)};
-    W3C.inject(otel, null, (carrier, key, value) -> out[0] = out[0].with(key, value));
-    return out[0];
+    // One copy, checked once (CallMetadata.of validates what the propagator wrote).
+    Map<String, String> entries = new HashMap<>(metadata.asMap());
+    entries.remove(TRACEPARENT);
+    entries.remove(TRACESTATE);
+    W3C.inject(otel, entries, (carrier, key, value) -> carrier.put(key, value));
+    return CallMetadata.of(entries);
   }
 
   /** Ends the span with the call's outcome. */
