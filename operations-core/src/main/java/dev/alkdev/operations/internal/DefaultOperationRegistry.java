@@ -305,7 +305,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
           task =
               executor.submit(
                   () -> {
-                    try {
+                    try (HandlerMdc mdc = HandlerMdc.open(handlerContext)) {
                       Object value = blocking.handle(input, handlerContext);
                       result.complete(ResultPipeline.process(spec, value));
                     } catch (Throwable e) {
@@ -324,7 +324,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       case ASYNC -> {
         AsyncOperationHandler async = (AsyncOperationHandler) handler.function();
         CompletionStage<?> stage;
-        try {
+        try (HandlerMdc mdc = HandlerMdc.open(handlerContext)) {
           stage = Objects.requireNonNull(async.handle(input, handlerContext), "handler's stage");
         } catch (Throwable e) {
           stage = CompletableFuture.failedFuture(e);

@@ -149,6 +149,21 @@ class McpClientHttpTest {
   }
 
   @Test
+  void theCallsTraceContextTravelsInMeta() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    OperationContext context =
+        OperationContext.builder()
+            .metadata(dev.alkdev.operations.CallMetadata.of("traceparent", traceparent))
+            .build();
+    ResponseEnvelope<JsonNode> traced =
+        registry.execute("test.progress", Map.of(), context).get(20, TimeUnit.SECONDS);
+    assertThat(traced.data().get(0).get("text").stringValue())
+        .isEqualTo("progressed " + traceparent);
+    ResponseEnvelope<JsonNode> untraced = call("test.progress", Map.of());
+    assertThat(untraced.data().get(0).get("text").stringValue()).isEqualTo("progressed");
+  }
+
+  @Test
   void deadlineSendsCancelled() throws Exception {
     TestTools.slowRelease = new CountDownLatch(1);
     OperationContext context = OperationContext.builder().timeout(Duration.ofMillis(300)).build();

@@ -123,7 +123,11 @@ final class TestTools {
                 ex.progressNotification(
                     new McpSchema.ProgressNotification(token, (double) i, 3.0, "step " + i, null));
               }
-              return McpSchema.CallToolResult.builder().addTextContent("progressed").build();
+              // The W3C trace context the client put in _meta, echoed for the tracing test.
+              Object traceparent = req.meta() == null ? null : req.meta().get("traceparent");
+              return McpSchema.CallToolResult.builder()
+                  .addTextContent(traceparent == null ? "progressed" : "progressed " + traceparent)
+                  .build();
             }),
         spec(
             tool("files/read.v2", "A name core does not allow as is", TEXT_IN, null),

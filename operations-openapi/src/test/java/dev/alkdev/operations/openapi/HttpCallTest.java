@@ -249,6 +249,24 @@ class HttpCallTest {
   }
 
   @Test
+  void theCallsTraceContextIsSentAsW3cHeaders() throws Exception {
+    var get = ops().get("getItem");
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    OperationContext traced =
+        OperationContext.builder()
+            .metadata(
+                dev.alkdev.operations.CallMetadata.of(
+                    Map.of("traceparent", traceparent, "tracestate", "k=v", "other", "x")))
+            .build();
+    start(get, "{\"id\":\"1\"}", traced).get(10, TimeUnit.SECONDS);
+    assertThat(server.last().header("traceparent")).isEqualTo(traceparent);
+    assertThat(server.last().header("tracestate")).isEqualTo("k=v");
+    assertThat(server.last().header("other")).isNull(); // only the trace context crosses
+    call(get, "{\"id\":\"1\"}");
+    assertThat(server.last().header("traceparent")).isNull();
+  }
+
+  @Test
   void headerAndCookieParameters() throws Exception {
     var get = ops().get("getItem");
     call(get, "{\"id\":\"1\",\"X-Trace\":\"abc\",\"X-List\":[1,2],\"session\":\"s 1\"}");

@@ -312,7 +312,13 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     params.put("name", toolName);
     params.put("arguments", arguments);
     // The progress token is the request id: progress and cancellation need no other lookup.
-    params.put("_meta", Map.of("progressToken", id));
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("progressToken", id);
+    // W3C trace context from the call's metadata, as MCP's tracing proposal carries it in _meta,
+    // so a server that traces continues the caller's trace.
+    context.metadata().get("traceparent").ifPresent(value -> meta.put("traceparent", value));
+    context.metadata().get("tracestate").ifPresent(value -> meta.put("tracestate", value));
+    params.put("_meta", meta);
     String what = "Calling " + spec.id();
     // Cancelling the call, or its deadline, fails the request here; the server is told below.
     bounded

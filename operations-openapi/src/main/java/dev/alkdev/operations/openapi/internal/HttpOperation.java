@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -135,6 +136,16 @@ public final class HttpOperation {
       headers.add(new String[] {"Cookie", String.join("; ", cookies)});
     }
     config.auth().ifPresent(auth -> applyAuth(auth, headers, query));
+    // W3C trace context from the call's metadata (a tracing interceptor puts the call's span
+    // there), so the upstream continues the trace; a header parameter of the same name wins.
+    // CallMetadata refuses control characters, so the values cannot split a header.
+    for (String name : new String[] {"traceparent", "tracestate"}) {
+      Optional<String> value = context.metadata().get(name);
+      if (value.isPresent()
+          && headers.stream().noneMatch(header -> header[0].equalsIgnoreCase(name))) {
+        headers.add(new String[] {name, value.get()});
+      }
+    }
     String base = baseUrl.require(operationId).toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);

@@ -1,0 +1,90 @@
+package dev.alkdev.operations.internal;
+
+import dev.alkdev.operations.OperationContext;
+import org.slf4j.MDC;
+
+/**
+ * The SLF4J MDC around a handler's execution, so a handler's log lines can be found from its call
+ * and its trace: {@code request_id}, and when the call's metadata carries a W3C {@code traceparent}
+ * (a tracing interceptor puts the call's own span there), {@code trace_id} and {@code span_id} (the
+ * names OpenTelemetry's log bridges use). The previous values are restored on close, since the
+ * thread may be running an outer call's handler (a nested call on a direct executor).
+ */
+public final class HandlerMdc implements AutoCloseable {
+  public static final String REQUEST_ID = "request_id";
+  public static final String TRACE_ID = "trace_id";
+  public static final String SPAN_ID = "span_id";
+
+  private final String previousRequest;
+  private final String previousTrace;
+  private final String previousSpan;
+
+  private HandlerMdc(OperationContext context) {
+    previousRequest = MDC.get(REQUEST_ID);
+    previousTrace = MDC.get(TRACE_ID);
+    previousSpan = MDC.get(SPAN_ID);
+    MDC.put(REQUEST_ID, context.requestId());
+    String traceparent = context.metadata().get("traceparent").orElse("");
+    // version "-" 32 hex trace id "-" 16 hex span id "-" flags; anything else is not trusted.
+    if (traceparent.length() == 55
+        && traceparent.charAt(2) == '-'
+        && traceparent.charAt(35) == '-'
+        && traceparent.charAt(52) == '-'
+        && isHex(traceparent, 3, 35)
+        && isHex(traceparent, 36, 52)) {
+      MDC.put(TRACE_ID, traceparent.substring(3, 35));
+      MDC.put(SPAN_ID, traceparent.substring(36, 52));
+    } else {
+      MDC.remove(TRACE_ID);
+      MDC.remove(SPAN_ID);
+    }
+  }
+
+  private static final HandlerMdc NONE = new HandlerMdc();
+
+  private HandlerMdc() {
+    previousRequest = null;
+    previousTrace = null;
+    previousSpan = null;
+  }
+
+  /**
+   * Puts the call's ids into the MDC until {@link #close()}, when the call carries trace context
+   * (operations-tracing puts it there); otherwise does nothing, so a registry without observability
+   * pays one metadata lookup per call, not three MDC writes and a drawn request id.
+   */
+  public static HandlerMdc open(OperationContext context) {
+    if (context.metadata().get("traceparent").isEmpty()) {
+      return NONE;
+    }
+    return new HandlerMdc(context);
+  }
+
+  private static boolean isHex(String s, int from, int to) {
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    if (this == NONE) {
+      return;
+    }
+    restore(REQUEST_ID, previousRequest);
+    restore(TRACE_ID, previousTrace);
+    restore(SPAN_ID, previousSpan);
+  }
+
+  private static void restore(String key, String value) {
+    if (value == null) {
+      MDC.remove(key);
+    } else {
+      MDC.put(key, value);
+    }
+  }
+}

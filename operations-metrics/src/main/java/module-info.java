@@ -1,0 +1,11 @@
+/**
+ * operations for Java, metrics: an {@link dev.alkdev.operations.OperationInterceptor} that records
+ * every call on a Micrometer {@code MeterRegistry}, and gauges for the serving and call-protocol
+ * statistics.
+ */
+module dev.alkdev.operations.metrics {
+  requires transitive dev.alkdev.operations.core;
+  requires transitive micrometer.core;
+
+  exports dev.alkdev.operations.metrics;
+}
