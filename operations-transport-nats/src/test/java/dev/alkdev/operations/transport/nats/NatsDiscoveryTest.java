@@ -64,11 +64,15 @@ class NatsDiscoveryTest {
         OperationRegistry registry = echoRegistry(new AtomicInteger());
         NatsPubSub serving = connect(b);
         NatsPubSub calling = connect(a)) {
-      // The route between the two servers forms a moment after both accept clients.
-      Thread.sleep(500);
       try (ServingNode node = ServingNode.start(registry, serving);
           RemoteCatalog catalog = RemoteCatalog.create(calling)) {
         assertThat(catalog.awaitSettled(QUIET, Duration.ofSeconds(10))).isTrue();
+        // The node's subscriptions reach server a over the route a moment after it subscribed on
+        // b; if the catalog's query crossed first, the node's next heartbeat (2 s) introduces it.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (catalog.spec("svc.echo").isEmpty() && System.nanoTime() < until) {
+          Thread.sleep(20);
+        }
         assertThat(catalog.nodes()).extracting(n -> n.nodeId()).containsExactly(node.nodeId());
         OperationSpec spec = catalog.spec("svc.echo").orElseThrow();
         assertThat(spec.toJson().toString()).contains("\"required\"");

@@ -37,10 +37,12 @@ public final class NatsServer implements AutoCloseable {
   }
 
   /**
-   * Two servers joined by a route (a cluster), each accepting clients when this returns; the route
-   * itself may take a moment longer to form.
+   * Two servers joined by a route (a cluster), each accepting clients and the route carrying
+   * messages both ways when this returns (a message published on one reaches a subscriber on the
+   * other): without that wait a test's first messages could be lost while the route forms, which a
+   * loaded machine stretches past any fixed sleep.
    */
-  public static NatsServer[] startCluster() throws IOException {
+  public static NatsServer[] startCluster() throws IOException, InterruptedException {
     int routeA = freePort();
     int routeB = freePort();
     NatsServer a =
@@ -65,7 +67,39 @@ public final class NatsServer implements AutoCloseable {
                 "nats://127.0.0.1:" + routeA));
     a.launch();
     b.launch();
+    try {
+      awaitRoute(a, b);
+      awaitRoute(b, a);
+    } catch (IOException | RuntimeException e) {
+      a.kill();
+      b.kill();
+      throw e;
+    }
     return new NatsServer[] {a, b};
+  }
+
+  /** Waits (10 s at most) until a message published on {@code from} reaches {@code to}. */
+  private static void awaitRoute(NatsServer from, NatsServer to) throws IOException {
+    String subject = "_ops_test.route." + io.nats.client.NUID.nextGlobal();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    try (io.nats.client.Connection publisher = io.nats.client.Nats.connect(from.url());
+        io.nats.client.Connection subscriber = io.nats.client.Nats.connect(to.url())) {
+      io.nats.client.Subscription subscription = subscriber.subscribe(subject);
+      subscriber.flush(java.time.Duration.ofSeconds(5));
+      while (System.nanoTime() < deadline) {
+        publisher.publish(subject, new byte[0]);
+        if (subscription.nextMessage(java.time.Duration.ofMillis(100)) != null) {
+          return;
+        }
+      }
+      throw new IOException(
+          "the route from " + from.url() + " to " + to.url() + " did not form within 10 s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the route", e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IOException("the server at " + to.url() + " did not answer a flush", e);
+    }
   }
 
   public String url() {
