@@ -84,6 +84,21 @@ public final class AnnotatedOperations {
    *     not fit, if two methods define the same id, or if there is no annotated method
    */
   public static List<OperationDefinition> of(Object target) {
+    return define(target, false);
+  }
+
+  /**
+   * Like {@link #of}, but each schema is derived from its Java type and compiled on its first use
+   * ({@link Schema#deferred}), not now: for programs that must start fast and may never call most
+   * of their operations (the {@code ops} command's demo). Signatures, names and ids are still
+   * checked now; a type whose schema cannot be derived fails at its first use instead, with the
+   * message {@link #of} would have thrown.
+   */
+  public static List<OperationDefinition> deferred(Object target) {
+    return define(target, true);
+  }
+
+  private static List<OperationDefinition> define(Object target, boolean deferSchemas) {
     Objects.requireNonNull(target, "target");
     Class<?> type = target.getClass();
     rejectNonPublicAnnotatedMethods(type);
@@ -98,7 +113,7 @@ public final class AnnotatedOperations {
       if (annotation == null || method.isBridge() || method.isSynthetic()) {
         continue;
       }
-      OperationDefinition definition = define(target, method, annotation);
+      OperationDefinition definition = define(target, method, annotation, deferSchemas);
       String clash = definedBy.putIfAbsent(definition.id(), describe(method));
       if (clash != null) {
         throw new IllegalArgumentException(
@@ -133,7 +148,8 @@ public final class AnnotatedOperations {
     }
   }
 
-  private static OperationDefinition define(Object target, Method method, Operation annotation) {
+  private static OperationDefinition define(
+      Object target, Method method, Operation annotation, boolean deferSchemas) {
     String where = describe(method);
     if (Modifier.isStatic(method.getModifiers())) {
       throw new IllegalArgumentException(
@@ -180,8 +196,12 @@ public final class AnnotatedOperations {
     Schema inputSchema =
         parameters.input() < 0
             ? Schema.unknown()
-            : schemaOf(method.getGenericParameterTypes()[parameters.input()], where, "input");
-    Schema outputSchema = schemaOf(outputType, where, "output");
+            : schemaOf(
+                method.getGenericParameterTypes()[parameters.input()],
+                where,
+                "input",
+                deferSchemas);
+    Schema outputSchema = schemaOf(outputType, where, "output", deferSchemas);
     try {
       OperationSpec spec =
           OperationSpec.builder(namespace, name)
@@ -242,6 +262,10 @@ public final class AnnotatedOperations {
   }
 
   /** The schema of a Java type, or unknown where the type says nothing (Object, JsonNode, ...). */
+  private static Schema schemaOf(Type type, String where, String what, boolean defer) {
+    return defer ? Schema.deferred(() -> schemaOf(type, where, what)) : schemaOf(type, where, what);
+  }
+
   private static Schema schemaOf(Type type, String where, String what) {
     if (type == null
         || type == void.class

@@ -373,6 +373,42 @@ class AnnotatedOperationsTest {
     }
   }
 
+  @Namespace("typed")
+  public static class Typed {
+    public record Order(String item, int quantity) {}
+
+    public record Receipt(String item, int total) {}
+
+    @Operation(description = "Prices an order")
+    public Receipt price(Order order) {
+      return new Receipt(order.item(), order.quantity() * 3);
+    }
+  }
+
+  @Nested
+  class Deferred {
+    @Test
+    void schemasAreMadeOnFirstUseAndEqualTheEagerOnes() {
+      List<OperationDefinition> deferred = AnnotatedOperations.deferred(new Typed());
+      OperationSpec spec = deferred.get(0).spec();
+      assertThat(spec.inputSchema().toString()).isEqualTo("Schema(deferred, not made yet)");
+      assertThat(spec.outputSchema().toString()).isEqualTo("Schema(deferred, not made yet)");
+
+      registry.registerAll(deferred);
+      assertThat(spec.outputSchema().toString()).isEqualTo("Schema(deferred, not made yet)");
+
+      CallError invalid =
+          failureOf(
+              registry.execute("typed.price", json("{\"item\":\"x\",\"quantity\":\"many\"}")));
+      assertThat(invalid.code()).isEqualTo(ErrorCode.INVALID_INPUT);
+      assertThat(
+              await(registry.execute("typed.price", json("{\"item\":\"x\",\"quantity\":2}")))
+                  .data())
+          .isEqualTo(json("{\"item\":\"x\",\"total\":6}"));
+      assertThat(spec).isEqualTo(AnnotatedOperations.of(new Typed()).get(0).spec());
+    }
+  }
+
   @Nested
   class Execution {
     @Test

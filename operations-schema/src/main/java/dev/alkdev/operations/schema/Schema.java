@@ -1,10 +1,12 @@
 package dev.alkdev.operations.schema;
 
+import dev.alkdev.operations.schema.internal.DeferredSchema;
 import dev.alkdev.operations.schema.internal.JavaTypeSchemas;
 import dev.alkdev.operations.schema.internal.SchemaCompiler;
 import dev.alkdev.operations.schema.internal.UnknownSchema;
 import java.lang.reflect.Type;
 import java.util.List;
+import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -64,6 +66,22 @@ public interface Schema {
   /** Derives a schema from a Java type. */
   static Schema fromType(Type type, SchemaOptions options) {
     return SchemaCompiler.compile(JavaTypeSchemas.generate(type), options);
+  }
+
+  /**
+   * A schema made by {@code supplier} on its first use (any method of it, {@code json()} included)
+   * and kept: for programs that register many operations and call few of them, or that must start
+   * fast ({@code ops list} compiles nothing). The price is when errors show: a document that does
+   * not compile fails its first use, and every later one the same way, instead of failing where the
+   * operation is defined; so defer only schemas you trust or whose failure you can take at call
+   * time. Thread-safe; the supplier runs at most once.
+   *
+   * <pre>{@code
+   * Schema input = Schema.deferred(() -> Schema.fromType(Order.class));
+   * }</pre>
+   */
+  static Schema deferred(Supplier<? extends Schema> supplier) {
+    return new DeferredSchema(supplier);
   }
 
   /** The schema document this was compiled from (after any normalisation). */

@@ -6,6 +6,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.annotation.AnnotatedOperations;
+import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.source.OperationSource;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -19,43 +20,59 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class DemoSource implements OperationSource {
 
-  static final OperationSpec ECHO =
-      OperationSpec.builder("demo", "echo")
-          .type(OperationType.QUERY)
-          .description("Returns the message it is given")
-          .inputSchema(
-              """
+  // Built per load, not held in constants: a deferred schema, once made, stays made.
+  private static OperationSpec echo() {
+    return OperationSpec.builder("demo", "echo")
+        .type(OperationType.QUERY)
+        .description("Returns the message it is given")
+        .inputSchema(
+            deferred(
+                """
               {"type": "object",
                "properties": {"message": {"type": "string", "description": "What to echo"}},
                "required": ["message"],
-               "additionalProperties": false}""")
-          .outputSchema(
-              """
+               "additionalProperties": false}"""))
+        .outputSchema(
+            deferred(
+                """
               {"type": "object",
                "properties": {"message": {"type": "string"}},
-               "required": ["message"]}""")
-          .build();
+               "required": ["message"]}"""))
+        .build();
+  }
 
-  static final OperationSpec CLOCK =
-      OperationSpec.builder("demo", "clock")
-          .type(OperationType.SUBSCRIPTION)
-          .description("Ticks every intervalMs milliseconds, ticks times, each with a timestamp")
-          .inputSchema(
-              """
+  private static OperationSpec clock() {
+    return OperationSpec.builder("demo", "clock")
+        .type(OperationType.SUBSCRIPTION)
+        .description("Ticks every intervalMs milliseconds, ticks times, each with a timestamp")
+        .inputSchema(
+            deferred(
+                """
               {"type": "object",
                "properties": {
                  "ticks": {"type": "integer", "minimum": 1, "default": 3,
                            "description": "How many ticks before the stream ends"},
                  "intervalMs": {"type": "integer", "minimum": 1, "default": 1000,
                                 "description": "Milliseconds between ticks"}},
-               "additionalProperties": false}""")
-          .outputSchema(
-              """
+               "additionalProperties": false}"""))
+        .outputSchema(
+            deferred(
+                """
               {"type": "object",
                "properties": {"tick": {"type": "integer"},
                               "time": {"type": "string", "format": "date-time"}},
-               "required": ["tick", "time"]}""")
-          .build();
+               "required": ["tick", "time"]}"""))
+        .build();
+  }
+
+  /**
+   * The demo's schemas are compiled on first use: {@code ops list} and {@code ops --help} then load
+   * no schema engine at all (start-up, issue 20). They are ours and known to compile ({@code
+   * DemoSourceTest} compiles each one).
+   */
+  private static Schema deferred(String json) {
+    return Schema.deferred(() -> Schema.fromJson(json));
+  }
 
   @Override
   public String name() {
@@ -69,9 +86,9 @@ public final class DemoSource implements OperationSource {
 
   @Override
   public CompletableFuture<Void> load(OperationRegistry registry) {
-    registry.register(ECHO, DemoSource::echo);
-    registry.registerAll(AnnotatedOperations.of(new DemoNotes()));
-    registry.register(CLOCK, Handler.emitter(DemoSource::clock));
+    registry.register(echo(), DemoSource::echo);
+    registry.registerAll(AnnotatedOperations.deferred(new DemoNotes()));
+    registry.register(clock(), Handler.emitter(DemoSource::clock));
     return CompletableFuture.completedFuture(null);
   }
 

@@ -14,6 +14,7 @@ import dev.alkdev.operations.openapi.internal.DocumentLoader.Source;
 import dev.alkdev.operations.openapi.internal.Refs.Located;
 import dev.alkdev.operations.schema.FromSchema;
 import dev.alkdev.operations.schema.Schema;
+import dev.alkdev.operations.schema.SchemaOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.ArrayList;
@@ -492,7 +493,9 @@ public final class Importer {
    * use.
    */
   private Schema compiled(JsonNode schema) {
-    return compiledSchemas.computeIfAbsent(schema, key -> new LazySchema(key, dialect));
+    return compiledSchemas.computeIfAbsent(
+        schema,
+        key -> Schema.deferred(() -> FromSchema.convert(key, dialect, SchemaOptions.defaults())));
   }
 
   /** The default client, built once on first use. */
