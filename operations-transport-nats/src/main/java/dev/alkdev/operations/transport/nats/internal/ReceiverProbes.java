@@ -59,6 +59,9 @@ public final class ReceiverProbes {
   private final AtomicBoolean timerArmed = new AtomicBoolean();
   private final ScheduledExecutorService timer;
   private final Runnable onTimer = this::onTimer;
+  // Set once, before failAll sweeps: a publish that registers after the sweep looked sees it and
+  // fails itself, so no publish is left waiting for a marker that will never come.
+  private volatile CallError failed;
 
   /** Probes publishes on {@code connection}; {@code timer} sends the markers of quiet periods. */
   public ReceiverProbes(Connection connection, ScheduledExecutorService timer) {
@@ -80,6 +83,10 @@ public final class ReceiverProbes {
    * @throws IllegalStateException from jnats when the connection cannot take the message
    */
   public CompletableFuture<Integer> publish(String subject, byte[] payload) {
+    CallError alreadyFailed = failed;
+    if (alreadyFailed != null) {
+      return CompletableFuture.failedFuture(alreadyFailed);
+    }
     long probe = nextProbe.incrementAndGet();
     CompletableFuture<Integer> receivers = new CompletableFuture<>();
     pending.put(probe, receivers);
@@ -88,6 +95,16 @@ public final class ReceiverProbes {
     } catch (RuntimeException e) {
       pending.remove(probe);
       throw e;
+    }
+    CallError failedMeanwhile = failed;
+    if (failedMeanwhile != null) {
+      // failAll ran while this publish was registering and may have swept before it: settle it
+      // here (whichever of the two removes the probe completes it).
+      CompletableFuture<Integer> mine = pending.remove(probe);
+      if (mine != null) {
+        mine.completeExceptionally(failedMeanwhile);
+      }
+      return receivers;
     }
     // Only after publish returned: the message is in jnats' write queue ahead of any marker sent
     // from now on.
@@ -100,8 +117,14 @@ public final class ReceiverProbes {
     return receivers;
   }
 
-  /** Fails every publish not yet settled (the connection dropped or closed). */
+  /**
+   * Fails every publish not yet settled, and every later one (the connection dropped or closed: a
+   * connection's probes are not used again once it has).
+   */
   public void failAll(CallError failure) {
+    if (failed == null) {
+      failed = failure;
+    }
     unmarked.clear();
     unmarkedCount.set(0);
     markers.clear();
