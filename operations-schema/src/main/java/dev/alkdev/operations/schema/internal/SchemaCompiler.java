@@ -3,12 +3,18 @@ package dev.alkdev.operations.schema.internal;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.dialect.DefaultDialectRegistry;
+import com.networknt.schema.dialect.Dialect;
+import com.networknt.schema.dialect.DialectRegistry;
+import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.AnnotationKeyword;
 import com.networknt.schema.path.PathType;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaException;
 import dev.alkdev.operations.schema.SchemaLimits;
 import dev.alkdev.operations.schema.SchemaOptions;
 import java.util.Map;
+import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.databind.JsonNode;
@@ -17,6 +23,32 @@ import tools.jackson.databind.JsonNode;
 public final class SchemaCompiler {
   /** Where a document without {@code $id} lives, so its inner {@code $ref}s have a base. */
   private static final String ANONYMOUS_BASE = "urn:dev.alkdev.operations:schema";
+
+  /**
+   * The dialects networknt bundles, each taught that a keyword it does not know is an annotation
+   * without a word. JSON Schema says exactly that of unknown keywords, but networknt's default logs
+   * a warning for each new one ("Unknown keyword x-foo - you should define your own Meta Schema"):
+   * OpenAPI documents carry {@code x-} extensions, {@code discriminator}, {@code xml} and {@code
+   * example} everywhere (222 warnings in one pass over the APIs-guru corpus), and a schema from
+   * outside may carry any name. Not cached per name, as networknt's default is: names come from
+   * documents, and a hostile one could grow such a cache without bound.
+   */
+  private static final DialectRegistry QUIET_DIALECTS =
+      new DefaultDialectRegistry(
+          Stream.of(
+                  Dialects.getDraft4(),
+                  Dialects.getDraft6(),
+                  Dialects.getDraft7(),
+                  Dialects.getDraft201909(),
+                  Dialects.getDraft202012(),
+                  Dialects.getOpenApi30(),
+                  Dialects.getOpenApi31())
+              .map(
+                  dialect ->
+                      Dialect.builder(dialect)
+                          .unknownKeywordFactory((name, context) -> new AnnotationKeyword(name))
+                          .build())
+              .toList());
 
   private SchemaCompiler() {}
 
@@ -162,6 +194,7 @@ public final class SchemaCompiler {
         options.defaultDialect().metaSchemaUri(),
         builder -> {
           builder.schemaRegistryConfig(config);
+          builder.dialectRegistry(QUIET_DIALECTS);
           builder.schemaLoader(
               loader -> {
                 mappings.forEach(
