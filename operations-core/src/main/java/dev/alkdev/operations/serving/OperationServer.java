@@ -14,7 +14,9 @@ import dev.alkdev.operations.internal.DefaultOperationRegistry;
 import dev.alkdev.operations.internal.InterceptorChain;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -77,6 +79,11 @@ public final class OperationServer implements AutoCloseable {
   private final ConcurrencyLimit limit;
   private final ConcurrentHashMap<String, Served> running = new ConcurrentHashMap<>();
   private final LongAdder executionErrors = new LongAdder();
+
+  /** Per-operation statistics, only for ids the registry knows: unknown ids cannot grow it. */
+  private final ConcurrentHashMap<String, OperationCounters> counters = new ConcurrentHashMap<>();
+
+  private final Instant startedAt = Instant.now();
   private volatile boolean closed;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
@@ -137,6 +144,38 @@ public final class OperationServer implements AutoCloseable {
   /** What the pipeline is doing now. */
   public ServingStats stats() {
     return new ServingStats(running.size(), limit.max(), closed, executionErrors.sum());
+  }
+
+  /**
+   * Each operation's statistics since this server started, sorted by id: the operations it has
+   * served a call of, or runs one of now. An operation removed from the registry drops out once its
+   * last call has ended.
+   */
+  public List<OperationStats> operationStats() {
+    List<OperationStats> out = new ArrayList<>();
+    for (OperationCounters c : counters.values()) {
+      if (registry.getSpec(c.operationId).isEmpty() && c.inFlight() == 0) {
+        counters.remove(c.operationId, c);
+        continue;
+      }
+      out.add(c.snapshot());
+    }
+    out.sort(Comparator.comparing(OperationStats::operationId));
+    return List.copyOf(out);
+  }
+
+  /** When this server was created: the start of its {@link #operationStats()}. */
+  public Instant startedAt() {
+    return startedAt;
+  }
+
+  /** The counters of a served call's operation; null when the registry does not know it. */
+  OperationCounters countersFor(String operationId) {
+    OperationCounters c = counters.get(operationId);
+    if (c != null || registry.getSpec(operationId).isEmpty()) {
+      return c;
+    }
+    return counters.computeIfAbsent(operationId, OperationCounters::new);
   }
 
   public boolean isClosed() {
