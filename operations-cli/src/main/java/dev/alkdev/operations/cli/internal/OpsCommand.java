@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       CallCommand.class,
       SubscribeCommand.class,
+      StatsCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     },
