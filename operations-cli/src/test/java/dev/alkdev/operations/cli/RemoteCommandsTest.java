@@ -93,7 +93,13 @@ class RemoteCommandsTest {
   void statsShowsTheNodesCountsAsATableAndAsJson() throws Exception {
     CliRun call =
         CliRun.run(
-            "--no-demo", "--nats", nats.url(), "call", "demo.echo", "--input", "{\"message\":\"x\"}");
+            "--no-demo",
+            "--nats",
+            nats.url(),
+            "call",
+            "demo.echo",
+            "--input",
+            "{\"message\":\"x\"}");
     assertThat(call.code()).as(call.err()).isZero();
     CliRun refused =
         CliRun.run("--no-demo", "--nats", nats.url(), "call", "demo.echo", "--input", "{}");
@@ -111,7 +117,8 @@ class RemoteCommandsTest {
         .contains("P50")
         .contains("P99")
         .contains("AVG");
-    assertThat(lines).anyMatch(line -> line.startsWith("cli-test-node") && line.contains("demo.echo"));
+    assertThat(lines)
+        .anyMatch(line -> line.startsWith("cli-test-node") && line.contains("demo.echo"));
 
     CliRun json = CliRun.run("--no-demo", "--nats", nats.url(), "stats", "--json");
     assertThat(json.code()).as(json.err()).isZero();

@@ -3,10 +3,10 @@ package dev.alkdev.operations.discovery;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
-import dev.alkdev.operations.serving.OperationStats;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.SpecJson;
 import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.serving.OperationStats;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -316,7 +316,9 @@ final class NodeEvents {
     if (list != null && !list.isNull()) {
       if (!list.isArray() || list.size() > CallEvents.MAX_SCOPES) {
         throw new IllegalArgumentException(
-            "\"identity.scopes\" must be an array of at most " + CallEvents.MAX_SCOPES + " strings");
+            "\"identity.scopes\" must be an array of at most "
+                + CallEvents.MAX_SCOPES
+                + " strings");
       }
       for (JsonNode scope : list) {
         if (!scope.isString() || scope.asString().isBlank()) {

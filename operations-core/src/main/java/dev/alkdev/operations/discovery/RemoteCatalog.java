@@ -84,6 +84,7 @@ public final class RemoteCatalog implements AutoCloseable {
 
   /** Questions for statistics still waiting for answers, by their request id. */
   private final ConcurrentHashMap<String, StatsRound> statsRounds = new ConcurrentHashMap<>();
+
   private volatile boolean closed;
   private volatile long querySentAt = System.nanoTime();
   private volatile long queryEcho = -1; // nanoseconds until our last query came back; -1: not yet

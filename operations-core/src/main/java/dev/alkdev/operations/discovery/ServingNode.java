@@ -294,7 +294,8 @@ public final class ServingNode implements AutoCloseable {
     Instant startedAt = server.startedAt();
     int running = server.stats().running();
     byte[] all =
-        NodeEvents.encode(new NodeEvent.Stats(requestId, nodeId, startedAt, running, draining, visible, 0));
+        NodeEvents.encode(
+            new NodeEvent.Stats(requestId, nodeId, startedAt, running, draining, visible, 0));
     if (all.length <= pubsub.maxMessageBytes()) {
       return all;
     }
@@ -305,7 +306,13 @@ public final class ServingNode implements AutoCloseable {
         pubsub.maxMessageBytes()
             - NodeEvents.encode(
                     new NodeEvent.Stats(
-                        requestId, nodeId, startedAt, running, draining, List.of(), Integer.MAX_VALUE))
+                        requestId,
+                        nodeId,
+                        startedAt,
+                        running,
+                        draining,
+                        List.of(),
+                        Integer.MAX_VALUE))
                 .length;
     List<OperationStats> kept = new ArrayList<>();
     for (OperationStats op : byCalls) {

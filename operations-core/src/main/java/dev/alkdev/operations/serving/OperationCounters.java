@@ -7,24 +7,21 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One operation's counts on one server: ended calls, errors by code, calls running, and the
- * latency of the calls that ran. Adders and atomic arrays only: the serving path never locks here.
+ * One operation's counts on one server: errors by code, calls refused, and the latency of the calls
+ * that ran, from which the calls are counted (ran + refused). A successful call costs one bucket
+ * increment and one adder: the serving path never locks here, and counts nothing twice. Calls
+ * running are not counted here but read from the server's running calls when asked.
  */
 final class OperationCounters {
   private static final ErrorCode[] CODES = ErrorCode.values();
 
   final String operationId;
-  private final LongAdder calls = new LongAdder();
   private final AtomicLongArray errors = new AtomicLongArray(CODES.length);
-  private final LongAdder inFlight = new LongAdder();
+  private final LongAdder refused = new LongAdder();
   private final LatencyHistogram latency = new LatencyHistogram();
 
   OperationCounters(String operationId) {
     this.operationId = operationId;
-  }
-
-  void started() {
-    inFlight.increment();
   }
 
   /**
@@ -34,21 +31,17 @@ final class OperationCounters {
    * @param failure the error's code, or null for success
    */
   void ended(ErrorCode failure, long ranNanos) {
-    calls.increment();
     if (failure != null) {
       errors.getAndIncrement(failure.ordinal());
     }
     if (ranNanos >= 0) {
-      inFlight.decrement();
       latency.record(ranNanos);
+    } else {
+      refused.increment();
     }
   }
 
-  long inFlight() {
-    return Math.max(0, inFlight.sum());
-  }
-
-  OperationStats snapshot() {
+  OperationStats snapshot(long inFlight) {
     Map<ErrorCode, Long> byCode = new EnumMap<>(ErrorCode.class);
     long errorCount = 0;
     for (ErrorCode code : CODES) {
@@ -58,7 +51,8 @@ final class OperationCounters {
         errorCount += n;
       }
     }
+    OperationStats.Latency ran = latency.summary();
     return new OperationStats(
-        operationId, calls.sum(), errorCount, byCode, inFlight(), latency.summary());
+        operationId, ran.count() + refused.sum(), errorCount, byCode, inFlight, ran);
   }
 }

@@ -17,7 +17,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +86,7 @@ public final class OperationServer implements AutoCloseable {
   private final ConcurrentHashMap<String, OperationCounters> counters = new ConcurrentHashMap<>();
 
   private final Instant startedAt = Instant.now();
+  private final boolean keepsStatistics;
   private volatile boolean closed;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
@@ -92,6 +95,7 @@ public final class OperationServer implements AutoCloseable {
 
   private OperationServer(Builder builder) {
     this.registry = builder.registry;
+    this.keepsStatistics = builder.operationStatistics;
     this.direct = registry instanceof DefaultOperationRegistry d ? d : null;
     InterceptorChain registryChain = direct != null ? direct.interceptors() : InterceptorChain.NONE;
     this.interceptors = registryChain.then(List.copyOf(builder.interceptors));
@@ -152,13 +156,22 @@ public final class OperationServer implements AutoCloseable {
    * last call has ended.
    */
   public List<OperationStats> operationStats() {
+    // Calls running, by operation: read from the running calls (at most maxConcurrentCalls)
+    // rather than counted up and down on every call.
+    Map<OperationCounters, Long> inFlight = new IdentityHashMap<>();
+    for (Served call : running.values()) {
+      if (call.counters != null) {
+        inFlight.merge(call.counters, 1L, Long::sum);
+      }
+    }
     List<OperationStats> out = new ArrayList<>();
     for (OperationCounters c : counters.values()) {
-      if (registry.getSpec(c.operationId).isEmpty() && c.inFlight() == 0) {
+      long runningNow = inFlight.getOrDefault(c, 0L);
+      if (registry.getSpec(c.operationId).isEmpty() && runningNow == 0) {
         counters.remove(c.operationId, c);
         continue;
       }
-      out.add(c.snapshot());
+      out.add(c.snapshot(runningNow));
     }
     out.sort(Comparator.comparing(OperationStats::operationId));
     return List.copyOf(out);
@@ -171,6 +184,9 @@ public final class OperationServer implements AutoCloseable {
 
   /** The counters of a served call's operation; null when the registry does not know it. */
   OperationCounters countersFor(String operationId) {
+    if (!keepsStatistics) {
+      return null;
+    }
     OperationCounters c = counters.get(operationId);
     if (c != null || registry.getSpec(operationId).isEmpty()) {
       return c;
@@ -388,6 +404,7 @@ public final class OperationServer implements AutoCloseable {
     private int maxCallsPerIdentity = DEFAULT_MAX_CALLS_PER_IDENTITY;
     private int maxStreamsPerIdentity = DEFAULT_MAX_STREAMS_PER_IDENTITY;
     private final List<OperationInterceptor> interceptors = new ArrayList<>();
+    private boolean operationStatistics = true;
 
     private Builder(OperationRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -436,6 +453,17 @@ public final class OperationServer implements AutoCloseable {
      */
     public Builder interceptor(OperationInterceptor interceptor) {
       interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    /**
+     * Whether the server keeps {@link OperationServer#operationStats() per-operation statistics}
+     * (on by default: a few adder increments per call, no allocation). Off, {@code
+     * operationStats()} is empty and nodes report no operation; for a process whose metrics module
+     * already counts every call.
+     */
+    public Builder operationStatistics(boolean keep) {
+      this.operationStatistics = keep;
       return this;
     }
 

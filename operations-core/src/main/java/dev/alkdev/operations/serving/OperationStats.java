@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One operation's statistics on one server since it started: what NATS's service STATS reports,
- * per operation. A call is counted when it ends, refusals included (with their code); latency and
+ * One operation's statistics on one server since it started: what NATS's service STATS reports, per
+ * operation. A call is counted when it ends, refusals included (with their code); latency and
  * in-flight count only the calls that ran (a SUBSCRIPTION's latency is its stream's duration).
  *
  * @param operationId the operation

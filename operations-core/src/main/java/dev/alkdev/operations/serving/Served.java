@@ -29,7 +29,7 @@ final class Served implements ServedCall, CallObserver {
   final Cancellation cancellation = Cancellation.create();
 
   /** The operation's counters; null for an id the registry does not know. */
-  private final OperationCounters counters;
+  final OperationCounters counters;
 
   private final long startNanos;
 
@@ -65,9 +65,6 @@ final class Served implements ServedCall, CallObserver {
         return false;
       }
       slot = taken;
-      if (counters != null) {
-        counters.started();
-      }
       return true;
     }
   }

@@ -51,8 +51,7 @@ class NodeEventsTest {
             new NodeEvent.Query("ops.inbox.abc"),
             new NodeEvent.SpecsRequested("ops.inbox.abc"),
             new NodeEvent.Specs("n1", digest, 1, 2, List.of(SPEC)),
-            new NodeEvent.StatsRequested(
-                "r1", "ops.inbox.abc", Optional.empty(), Optional.empty()),
+            new NodeEvent.StatsRequested("r1", "ops.inbox.abc", Optional.empty(), Optional.empty()),
             new NodeEvent.StatsRequested(
                 "r1",
                 "ops.inbox.abc",

@@ -80,8 +80,10 @@ class NodeStatsTest {
         .get(10, TimeUnit.SECONDS);
     CallError denied =
         DiscoveryTest.failure(
-            catalog.call("demo.admin", Map.of(), CallOptions.defaults().withIdentity(
-                Identity.of("bob", "user"))));
+            catalog.call(
+                "demo.admin",
+                Map.of(),
+                CallOptions.defaults().withIdentity(Identity.of("bob", "user"))));
     assertThat(denied.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
 
     List<NodeStats> all = catalog.stats(admin, Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
@@ -124,9 +126,9 @@ class NodeStatsTest {
     silentClient.cut();
 
     long start = System.nanoTime();
-    List<NodeStats> all =
-        catalog.stats(Duration.ofMillis(300)).get(15, TimeUnit.SECONDS);
-    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(290));
+    List<NodeStats> all = catalog.stats(Duration.ofMillis(300)).get(15, TimeUnit.SECONDS);
+    assertThat(System.nanoTime() - start)
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(290));
     assertThat(all).extracting(NodeStats::nodeId).containsExactly("a", "z");
     assertThat(all.get(0).answered()).isTrue();
     NodeStats z = all.get(1);
@@ -134,7 +136,8 @@ class NodeStatsTest {
     assertThat(z.startedAt()).isEmpty();
     assertThat(z.operations()).isEmpty();
 
-    NodeStats alone = catalog.stats("z", Identity.anonymous(), Duration.ofMillis(100)).get(15, TimeUnit.SECONDS);
+    NodeStats alone =
+        catalog.stats("z", Identity.anonymous(), Duration.ofMillis(100)).get(15, TimeUnit.SECONDS);
     assertThat(alone.answered()).isFalse();
   }
 
@@ -154,8 +157,7 @@ class NodeStatsTest {
     }
     direct.call("bulk.op199", Map.of()).join(); // the most called: kept
     NodeEvent.Stats stats =
-        (NodeEvent.Stats)
-            NodeEvents.decode(node.statsFor("r1", Identity.anonymous()), 1 << 20);
+        (NodeEvent.Stats) NodeEvents.decode(node.statsFor("r1", Identity.anonymous()), 1 << 20);
     assertThat(stats.omitted()).isPositive();
     assertThat(stats.operations().size() + stats.omitted()).isEqualTo(200);
     assertThat(stats.operations().get(0).operationId()).isEqualTo("bulk.op199");

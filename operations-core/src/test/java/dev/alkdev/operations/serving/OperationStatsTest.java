@@ -119,8 +119,7 @@ class OperationStatsTest {
         });
     RecordingSink sink = serve(CallRequest.builder("demo.hold"));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (server.operationStats().isEmpty()
-        || server.operationStats().get(0).inFlight() == 0) {
+    while (server.operationStats().isEmpty() || server.operationStats().get(0).inFlight() == 0) {
       assertThat(System.nanoTime()).isLessThan(deadline);
       Thread.sleep(5);
     }
@@ -132,6 +131,19 @@ class OperationStatsTest {
 
     registry.unregister("demo.hold");
     assertThat(server.operationStats()).isEmpty();
+  }
+
+  @Test
+  void aServerToldNotToKeepStatisticsReportsNone() throws Exception {
+    registry.register(OperationSpec.builder("demo", "echo").build(), (in, ctx) -> in);
+    try (OperationServer quiet =
+        OperationServer.builder(registry).operationStatistics(false).build()) {
+      RecordingSink sink = new RecordingSink();
+      quiet.serve(CallRequest.builder("demo.echo").build(), sink);
+      sink.awaitEnd();
+      assertThat(sink.error).isNull();
+      assertThat(quiet.operationStats()).isEmpty();
+    }
   }
 
   @Test

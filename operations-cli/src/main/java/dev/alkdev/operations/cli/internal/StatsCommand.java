@@ -120,10 +120,7 @@ final class StatsCommand implements Callable<Integer> {
       throw new Failure(ExitCodes.USAGE, "--node " + node + ": " + e.getMessage());
     } catch (ExecutionException e) {
       throw CallError.from(
-          e,
-          cause ->
-              CallError.of(
-                  ErrorCode.UNAVAILABLE, "could not ask " + remote.name(), cause));
+          e, cause -> CallError.of(ErrorCode.UNAVAILABLE, "could not ask " + remote.name(), cause));
     } catch (TimeoutException e) {
       throw new Failure(ExitCodes.UNAVAILABLE, remote.name() + " did not answer in time");
     } catch (InterruptedException e) {
