@@ -3,11 +3,14 @@ package dev.alkdev.operations.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.alkdev.operations.transport.nats.NatsServer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code ops serve --nats URL} in this JVM serving the demo, and {@code ops --no-demo --nats URL
@@ -84,6 +87,75 @@ class RemoteCommandsTest {
             "{\"ticks\":3,\"intervalMs\":20}");
     assertThat(subscribe.code()).as(subscribe.err()).isZero();
     assertThat(subscribe.out().lines()).hasSize(3);
+  }
+
+  @Test
+  void statsShowsTheNodesCountsAsATableAndAsJson() throws Exception {
+    CliRun call =
+        CliRun.run(
+            "--no-demo",
+            "--nats",
+            nats.url(),
+            "call",
+            "demo.echo",
+            "--input",
+            "{\"message\":\"x\"}");
+    assertThat(call.code()).as(call.err()).isZero();
+    CliRun refused =
+        CliRun.run("--no-demo", "--nats", nats.url(), "call", "demo.echo", "--input", "{}");
+    assertThat(refused.code()).isEqualTo(ExitCodes.INVALID_INPUT); // refused before sending
+
+    CliRun table = CliRun.run("--no-demo", "--nats", nats.url(), "stats");
+    assertThat(table.code()).as(table.err()).isZero();
+    List<String> lines = table.out().lines().toList();
+    assertThat(lines.get(0))
+        .contains("NODE")
+        .contains("OPERATION")
+        .contains("CALLS")
+        .contains("ERRORS")
+        .contains("IN FLIGHT")
+        .contains("P50")
+        .contains("P99")
+        .contains("AVG");
+    assertThat(lines)
+        .anyMatch(line -> line.startsWith("cli-test-node") && line.contains("demo.echo"));
+
+    CliRun json = CliRun.run("--no-demo", "--nats", nats.url(), "stats", "--json");
+    assertThat(json.code()).as(json.err()).isZero();
+    JsonNode nodes = JsonMapper.shared().readTree(json.out());
+    assertThat(nodes.size()).isEqualTo(1);
+    JsonNode node = nodes.get(0);
+    assertThat(node.get("nodeId").asString()).isEqualTo("cli-test-node");
+    assertThat(node.get("answered").asBoolean()).isTrue();
+    assertThat(node.get("transport").asString()).isEqualTo("nats");
+    JsonNode echo = null;
+    for (JsonNode op : node.get("operations")) {
+      if (op.get("id").asString().equals("demo.echo")) {
+        echo = op;
+      }
+    }
+    assertThat(echo).as(json.out()).isNotNull();
+    assertThat(echo.get("calls").asLong()).isPositive();
+    assertThat(echo.get("latencyUs").get("count").asLong()).isPositive();
+    assertThat(echo.get("latencyUs").get("p99").asLong())
+        .isLessThanOrEqualTo(echo.get("latencyUs").get("max").asLong());
+  }
+
+  @Test
+  void statsOfANodeThatDoesNotAnswerSaysSoAndExitsUnavailable() {
+    CliRun silent =
+        CliRun.run(
+            "--no-demo", "--nats", nats.url(), "stats", "--node", "nobody", "--timeout", "300ms");
+    assertThat(silent.code()).as(silent.err()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(silent.out()).contains("nobody").contains("(no answer)");
+    assertThat(silent.err()).contains("1 node did not answer within 300ms");
+  }
+
+  @Test
+  void statsWithoutATransportSaysWhatToAdd() {
+    CliRun local = CliRun.run("stats");
+    assertThat(local.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(local.err()).contains("ops stats asks serving nodes").contains("--nats URL");
   }
 
   @Test

@@ -60,6 +60,24 @@ class RemoteRedisCommandsTest {
   }
 
   @Test
+  void statsShowsTheNodeWithTheCallsItServed() {
+    CliRun call =
+        ops(
+            "--no-demo",
+            "--redis",
+            redis.url(),
+            "call",
+            "demo.echo",
+            "--input",
+            "{\"message\":\"count me\"}");
+    assertThat(call.code()).as(call.err()).isZero();
+    CliRun stats = ops("--no-demo", "--redis", redis.url(), "stats");
+    assertThat(stats.code()).as(stats.err()).isZero();
+    assertThat(stats.out().lines())
+        .anyMatch(line -> line.startsWith("cli-redis-node") && line.contains("demo.echo"));
+  }
+
+  @Test
   void remoteOperationsAreListedDescribedCalledAndStreamedLikeLocalOnes() {
     CliRun list = ops("--no-demo", "--redis", redis.url(), "list");
     assertThat(list.code()).as(list.err()).isZero();

@@ -50,6 +50,18 @@ class WebSocketCommandsTest {
   }
 
   @Test
+  void statsShowsTheHubsNodeWithTheCallsItServed() {
+    CliRun call =
+        CliRun.run(
+            "--no-demo", "--ws", url, "call", "demo.echo", "--input", "{\"message\":\"count me\"}");
+    assertThat(call.code()).as(call.err()).isZero();
+    CliRun stats = CliRun.run("--no-demo", "--ws", url, "stats");
+    assertThat(stats.code()).as(stats.err()).isZero();
+    assertThat(stats.out().lines())
+        .anyMatch(line -> line.startsWith("ws-test-node") && line.contains("demo.echo"));
+  }
+
+  @Test
   void theHubsOperationsAreListedDescribedCalledAndStreamed() {
     CliRun list = CliRun.run("--no-demo", "--ws", url, "list");
     assertThat(list.code()).as(list.err()).isZero();

@@ -1,6 +1,9 @@
 package dev.alkdev.operations.discovery;
 
+import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.serving.OperationStats;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,6 +53,36 @@ sealed interface NodeEvent {
       implements NodeEvent {
     public Specs {
       specs = List.copyOf(specs);
+    }
+  }
+
+  /**
+   * A caller asks every node (or only {@code nodeId}) for its statistics, sent to {@code replyTo}
+   * with the same {@code requestId}. {@code identity} is believed only where the transport trusts
+   * payloads, as for calls.
+   */
+  record StatsRequested(
+      String requestId, String replyTo, Optional<String> nodeId, Optional<Identity> identity)
+      implements NodeEvent {}
+
+  /**
+   * A node's statistics: when it started, its calls running, and per operation the caller may see
+   * (at most what fits in one message: {@code omitted} says how many were left out).
+   */
+  record Stats(
+      String requestId,
+      String nodeId,
+      Instant startedAt,
+      int inFlight,
+      boolean draining,
+      List<OperationStats> operations,
+      int omitted)
+      implements NodeEvent {
+    public Stats {
+      Objects.requireNonNull(requestId, "requestId");
+      Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(startedAt, "startedAt");
+      operations = List.copyOf(operations);
     }
   }
 }

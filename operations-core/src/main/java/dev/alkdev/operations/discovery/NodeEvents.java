@@ -1,16 +1,25 @@
 package dev.alkdev.operations.discovery;
 
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.SpecJson;
 import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.serving.OperationStats;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
@@ -32,9 +41,13 @@ final class NodeEvents {
   static final String QUERY = "node.query";
   static final String SPECS_REQUESTED = "node.specs.requested";
   static final String SPECS = "node.specs";
+  static final String STATS_REQUESTED = "node.stats.requested";
+  static final String STATS = "node.stats";
 
   /** Node ids: no dots, so that a node's topics name it without ambiguity. */
   static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
   private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.:/@-]{1,256}");
 
@@ -79,6 +92,30 @@ final class NodeEvents {
       json.put("part", specs.part());
       json.put("parts", specs.parts());
       json.set("specs", specsJson(specs.specs()));
+    } else if (event instanceof NodeEvent.StatsRequested request) {
+      json.put("type", STATS_REQUESTED);
+      json.put("requestId", request.requestId());
+      json.put("replyTo", request.replyTo());
+      request.nodeId().ifPresent(id -> json.put("nodeId", id));
+      request
+          .identity()
+          .ifPresent(
+              identity -> {
+                ObjectNode who = json.putObject("identity");
+                who.put("subject", identity.subject());
+                ArrayNode scopes = who.putArray("scopes");
+                identity.scopes().stream().sorted().forEach(scopes::add);
+              });
+    } else if (event instanceof NodeEvent.Stats stats) {
+      json.put("type", STATS);
+      json.put("requestId", stats.requestId());
+      json.put("nodeId", stats.nodeId());
+      json.put("startedAt", stats.startedAt().toString());
+      json.put("inFlight", stats.inFlight());
+      json.put("draining", stats.draining());
+      ArrayNode operations = json.putArray("operations");
+      stats.operations().forEach(op -> operations.add(operationJson(op)));
+      json.put("omitted", stats.omitted());
     }
     return Json.mapper().writeValueAsBytes(json);
   }
@@ -128,6 +165,13 @@ final class NodeEvents {
         }
         yield new NodeEvent.Specs(nodeId(json), digest(json), part, parts, specs(json));
       }
+      case STATS_REQUESTED ->
+          new NodeEvent.StatsRequested(
+              requestId(json),
+              topic(json),
+              json.hasNonNull("nodeId") ? Optional.of(nodeId(json)) : Optional.empty(),
+              identity(json));
+      case STATS -> stats(json);
       default -> throw new IllegalArgumentException("unknown type \"" + type + "\"");
     };
   }
@@ -162,6 +206,130 @@ final class NodeEvents {
     return array;
   }
 
+  /** One operation's statistics as {@code node.stats} carries them. */
+  static ObjectNode operationJson(OperationStats op) {
+    ObjectNode json = Json.nodes().objectNode();
+    json.put("id", op.operationId());
+    json.put("calls", op.calls());
+    json.put("errors", op.errors());
+    ObjectNode byCode = json.putObject("errorsByCode");
+    op.errorsByCode().forEach((code, n) -> byCode.put(code.name(), n));
+    json.put("inFlight", op.inFlight());
+    OperationStats.Latency latency = op.latency();
+    ObjectNode micros = json.putObject("latencyUs");
+    micros.put("count", latency.count());
+    micros.put("avg", latency.averageMicros());
+    micros.put("p50", latency.p50Micros());
+    micros.put("p90", latency.p90Micros());
+    micros.put("p99", latency.p99Micros());
+    micros.put("max", latency.maxMicros());
+    return json;
+  }
+
+  private static NodeEvent.Stats stats(JsonNode json) {
+    Instant startedAt;
+    try {
+      startedAt = Instant.parse(text(json, "startedAt"));
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException("\"startedAt\" must be an ISO-8601 instant", e);
+    }
+    JsonNode operations = json.get("operations");
+    if (operations == null || !operations.isArray()) {
+      throw new IllegalArgumentException("\"operations\" must be an array");
+    }
+    List<OperationStats> out = new ArrayList<>(operations.size());
+    for (JsonNode op : operations) {
+      if (!op.isObject()) {
+        throw new IllegalArgumentException("each of \"operations\" must be an object");
+      }
+      out.add(operation(op));
+    }
+    return new NodeEvent.Stats(
+        requestId(json),
+        nodeId(json),
+        startedAt,
+        (int) Math.min(Integer.MAX_VALUE, count(json, "inFlight")),
+        json.path("draining").asBoolean(false),
+        out,
+        json.hasNonNull("omitted") ? (int) Math.min(Integer.MAX_VALUE, count(json, "omitted")) : 0);
+  }
+
+  private static OperationStats operation(JsonNode json) {
+    String id = text(json, "id");
+    Map<ErrorCode, Long> byCode = new EnumMap<>(ErrorCode.class);
+    JsonNode codes = json.get("errorsByCode");
+    if (codes != null && !codes.isNull()) {
+      if (!codes.isObject()) {
+        throw new IllegalArgumentException("\"errorsByCode\" of " + id + " must be an object");
+      }
+      for (String name : codes.propertyNames()) {
+        long n = count(codes, name);
+        // Codes are a closed set, but a newer node may know one more: counted in errors only.
+        codeNamed(name).ifPresent(code -> byCode.put(code, n));
+      }
+    }
+    JsonNode latency = json.get("latencyUs");
+    OperationStats.Latency measured = OperationStats.Latency.NONE;
+    if (latency != null && !latency.isNull()) {
+      if (!latency.isObject()) {
+        throw new IllegalArgumentException("\"latencyUs\" of " + id + " must be an object");
+      }
+      measured =
+          new OperationStats.Latency(
+              count(latency, "count"),
+              count(latency, "avg"),
+              count(latency, "p50"),
+              count(latency, "p90"),
+              count(latency, "p99"),
+              count(latency, "max"));
+    }
+    return new OperationStats(
+        id, count(json, "calls"), count(json, "errors"), byCode, count(json, "inFlight"), measured);
+  }
+
+  private static Optional<ErrorCode> codeNamed(String name) {
+    for (ErrorCode code : ErrorCode.values()) {
+      if (code.name().equals(name)) {
+        return Optional.of(code);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The identity a request names, read with the call protocol's limits. */
+  private static Optional<Identity> identity(JsonNode json) {
+    JsonNode who = json.get("identity");
+    if (who == null || who.isNull()) {
+      return Optional.empty();
+    }
+    if (!who.isObject()) {
+      throw new IllegalArgumentException("\"identity\" must be an object with subject and scopes");
+    }
+    String subject = text(who, "subject");
+    if (subject.isBlank()
+        || subject.codePointCount(0, subject.length()) > CallEvents.MAX_SUBJECT_LENGTH) {
+      throw new IllegalArgumentException(
+          "\"identity.subject\" must be 1 to " + CallEvents.MAX_SUBJECT_LENGTH + " characters");
+    }
+    Set<String> scopes = new LinkedHashSet<>();
+    JsonNode list = who.get("scopes");
+    if (list != null && !list.isNull()) {
+      if (!list.isArray() || list.size() > CallEvents.MAX_SCOPES) {
+        throw new IllegalArgumentException(
+            "\"identity.scopes\" must be an array of at most "
+                + CallEvents.MAX_SCOPES
+                + " strings");
+      }
+      for (JsonNode scope : list) {
+        if (!scope.isString() || scope.asString().isBlank()) {
+          throw new IllegalArgumentException("\"identity.scopes\" must hold non-blank strings");
+        }
+        scopes.add(scope.asString());
+      }
+    }
+    return Optional.of(new Identity(subject, scopes));
+  }
+
   private static List<OperationSpec> specs(JsonNode json) {
     JsonNode specs = json.get("specs");
     if (specs == null || !specs.isArray()) {
@@ -188,6 +356,15 @@ final class NodeEvents {
       throw new IllegalArgumentException("\"digest\" must be 1 to 128 characters");
     }
     return digest;
+  }
+
+  private static String requestId(JsonNode json) {
+    String id = text(json, "requestId");
+    if (!REQUEST_ID.matcher(id).matches()) {
+      throw new IllegalArgumentException(
+          "\"requestId\" must be 1 to 128 letters, digits, '_', '.', ':' or '-'");
+    }
+    return id;
   }
 
   private static String topic(JsonNode json) {

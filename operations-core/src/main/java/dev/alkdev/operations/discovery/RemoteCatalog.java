@@ -81,6 +81,10 @@ public final class RemoteCatalog implements AutoCloseable {
 
   private final ConcurrentHashMap<String, AtomicInteger> turns = new ConcurrentHashMap<>();
   private final AtomicLong malformed = new AtomicLong();
+
+  /** Questions for statistics still waiting for answers, by their request id. */
+  private final ConcurrentHashMap<String, StatsRound> statsRounds = new ConcurrentHashMap<>();
+
   private volatile boolean closed;
   private volatile long querySentAt = System.nanoTime();
   private volatile long queryEcho = -1; // nanoseconds until our last query came back; -1: not yet
@@ -215,6 +219,136 @@ public final class RemoteCatalog implements AutoCloseable {
     return false;
   }
 
+  // ------------------------------------------------------------------ statistics
+
+  /**
+   * Asks every node for its statistics ({@code node.stats.requested}), as an anonymous caller: each
+   * node reports the operations anyone may call. See {@link #stats(Identity, Duration)}.
+   */
+  public CompletableFuture<List<NodeStats>> stats(Duration timeout) {
+    return stats(Identity.anonymous(), timeout);
+  }
+
+  /**
+   * Asks every node for its statistics: per operation, calls, errors by code, calls running and
+   * latency percentiles since the node started. Each node reports only the operations {@code
+   * identity} may call, as {@link #list(Identity)} filters them; the identity is sent, and a node
+   * believes it only where the transport trusts payloads (else it uses the identity the transport
+   * vouches for, or anonymous), as for calls.
+   *
+   * <p>Completes, sorted by node id, when every node this catalog knows has answered, or after
+   * {@code timeout} with the nodes that did not listed as not {@link NodeStats#answered()}. Nodes
+   * it did not know that answer in time are included.
+   */
+  public CompletableFuture<List<NodeStats>> stats(Identity identity, Duration timeout) {
+    Objects.requireNonNull(identity, "identity");
+    Set<String> expected = new HashSet<>();
+    for (RemoteNode node : table.nodes()) {
+      expected.add(node.nodeId());
+    }
+    return askStats(Optional.empty(), expected, identity, timeout);
+  }
+
+  /** One node's statistics, as {@link #stats(Identity, Duration)} gives every node's. */
+  public CompletableFuture<NodeStats> stats(String nodeId, Identity identity, Duration timeout) {
+    Objects.requireNonNull(nodeId, "nodeId");
+    Objects.requireNonNull(identity, "identity");
+    if (!NodeEvents.NODE_ID.matcher(nodeId).matches()) {
+      throw new IllegalArgumentException("Not a node id: '" + nodeId + "'");
+    }
+    return askStats(Optional.of(nodeId), Set.of(nodeId), identity, timeout)
+        .thenApply(
+            answers ->
+                answers.stream()
+                    .filter(answer -> answer.nodeId().equals(nodeId))
+                    .findFirst()
+                    .orElseGet(() -> NodeStats.silent(nodeId)));
+  }
+
+  private CompletableFuture<List<NodeStats>> askStats(
+      Optional<String> nodeId, Set<String> expected, Identity identity, Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive");
+    }
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          CallError.of(ErrorCode.UNAVAILABLE, "This RemoteCatalog is closed"));
+    }
+    StatsRound round = new StatsRound(OperationContext.newRequestId(), expected);
+    statsRounds.put(round.requestId, round);
+    round.timer = Scheduler.schedule(round::finish, timeout.toNanos());
+    Optional<Identity> sent =
+        identity.equals(Identity.anonymous()) ? Optional.empty() : Optional.of(identity);
+    try {
+      pubsub
+          .publish(
+              ProtocolTopics.NODES,
+              NodeEvents.encode(new NodeEvent.StatsRequested(round.requestId, inbox, nodeId, sent)))
+          .whenComplete(
+              (receivers, error) -> {
+                if (error != null) {
+                  round.fail(error);
+                }
+              });
+    } catch (RuntimeException e) {
+      round.fail(e);
+    }
+    return round.result;
+  }
+
+  /** One question for statistics: the answers come to the catalog's inbox, with its id. */
+  private final class StatsRound {
+    final String requestId;
+    final Set<String> expected;
+    final ConcurrentHashMap<String, NodeStats> answers = new ConcurrentHashMap<>();
+    final CompletableFuture<List<NodeStats>> result = new CompletableFuture<>();
+    volatile Scheduler.Timer timer;
+
+    StatsRound(String requestId, Set<String> expected) {
+      this.requestId = requestId;
+      this.expected = Set.copyOf(expected);
+    }
+
+    void answer(NodeEvent.Stats stats) {
+      answers.put(stats.nodeId(), NodeStats.of(stats));
+      if (!expected.isEmpty() && answers.keySet().containsAll(expected)) {
+        finish();
+      }
+    }
+
+    void finish() {
+      if (statsRounds.remove(requestId, this)) {
+        Scheduler.Timer t = timer;
+        if (t != null) {
+          t.cancel();
+        }
+        List<NodeStats> all = new ArrayList<>(answers.values());
+        for (String nodeId : expected) {
+          if (!answers.containsKey(nodeId)) {
+            all.add(NodeStats.silent(nodeId));
+          }
+        }
+        all.sort((a, b) -> a.nodeId().compareTo(b.nodeId()));
+        result.complete(List.copyOf(all));
+      }
+    }
+
+    void fail(Throwable error) {
+      if (statsRounds.remove(requestId, this)) {
+        Scheduler.Timer t = timer;
+        if (t != null) {
+          t.cancel();
+        }
+        result.completeExceptionally(
+            CallError.from(
+                error,
+                cause ->
+                    CallError.of(ErrorCode.UNAVAILABLE, "Could not ask for statistics", cause)));
+      }
+    }
+  }
+
   /** Discovery messages this catalog could not read. */
   public long malformed() {
     return malformed.get();
@@ -312,6 +446,9 @@ public final class RemoteCatalog implements AutoCloseable {
     inboxSubscription.close();
     table.close();
     calls.close();
+    for (StatsRound round : List.copyOf(statsRounds.values())) {
+      round.finish(); // what has come in, and the rest as silent
+    }
   }
 
   // ------------------------------------------------------------------ discovery
@@ -342,6 +479,11 @@ public final class RemoteCatalog implements AutoCloseable {
       table.onBye(bye);
     } else if (event instanceof NodeEvent.Specs specs) {
       table.onSpecs(specs);
+    } else if (event instanceof NodeEvent.Stats stats) {
+      StatsRound round = statsRounds.get(stats.requestId());
+      if (round != null) {
+        round.answer(stats);
+      }
     } else if (event instanceof NodeEvent.Query query
         && query.replyTo().equals(inbox)
         && queryEcho < 0) {

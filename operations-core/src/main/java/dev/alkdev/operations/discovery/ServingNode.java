@@ -1,9 +1,11 @@
 package dev.alkdev.operations.discovery;
 
+import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.ProtocolStats;
@@ -12,8 +14,11 @@ import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.serving.OperationStats;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * {@link RemoteCatalog} routes), announces itself with its full specs ({@code node.hello}) when it
  * starts, when its registry changes and when a caller asks ({@code node.query}), sends a small
  * {@code node.heartbeat} every interval, and answers requests for its specs ({@code
- * node.specs.requested}) in parts that fit the transport.
+ * node.specs.requested}) in parts that fit the transport, and for its statistics ({@code
+ * node.stats.requested}: per operation the asker may call, from its serving pipeline's {@link
+ * OperationServer#operationStats()}).
  *
  * <p>{@link #close()} drains: the node says {@code node.bye} (callers stop routing to it), refuses
  * new calls with UNAVAILABLE (retryable: callers try another node), gives its running calls up to
@@ -253,7 +260,72 @@ public final class ServingNode implements AutoCloseable {
     }
     if (event instanceof NodeEvent.Query query && !draining) {
       sendHello(query.replyTo());
+    } else if (event instanceof NodeEvent.StatsRequested request
+        && request.nodeId().map(nodeId::equals).orElse(true)) {
+      publish(request.replyTo(), statsFor(request.requestId(), identityOf(message, request)));
     }
+  }
+
+  /** The identity the transport vouches for; the request's only where payloads are trusted. */
+  private Identity identityOf(Message message, NodeEvent.StatsRequested request) {
+    if (message.identity().isPresent()) {
+      return message.identity().get();
+    }
+    return pubsub.trustsPayloadIdentity()
+        ? request.identity().orElse(Identity.anonymous())
+        : Identity.anonymous();
+  }
+
+  /**
+   * The statistics of the operations {@code identity} may call (the rule that filters listing: an
+   * operation it could not call is not reported at all), as much as fits in one message: the most
+   * called first, the rest counted in {@code omitted}.
+   */
+  byte[] statsFor(String requestId, Identity identity) {
+    List<OperationStats> visible = new ArrayList<>();
+    for (OperationStats op : server.operationStats()) {
+      if (registry
+          .getSpec(op.operationId())
+          .map(spec -> spec.accessControl().allows(identity))
+          .orElse(false)) {
+        visible.add(op);
+      }
+    }
+    Instant startedAt = server.startedAt();
+    int running = server.stats().running();
+    byte[] all =
+        NodeEvents.encode(
+            new NodeEvent.Stats(requestId, nodeId, startedAt, running, draining, visible, 0));
+    if (all.length <= pubsub.maxMessageBytes()) {
+      return all;
+    }
+    List<OperationStats> byCalls = new ArrayList<>(visible);
+    byCalls.sort(Comparator.comparingLong(OperationStats::calls).reversed());
+    // The envelope with no operation, plus each operation's own size and its comma.
+    long budget =
+        pubsub.maxMessageBytes()
+            - NodeEvents.encode(
+                    new NodeEvent.Stats(
+                        requestId,
+                        nodeId,
+                        startedAt,
+                        running,
+                        draining,
+                        List.of(),
+                        Integer.MAX_VALUE))
+                .length;
+    List<OperationStats> kept = new ArrayList<>();
+    for (OperationStats op : byCalls) {
+      long size = Json.mapper().writeValueAsBytes(NodeEvents.operationJson(op)).length + 1;
+      if (size > budget) {
+        break;
+      }
+      budget -= size;
+      kept.add(op);
+    }
+    return NodeEvents.encode(
+        new NodeEvent.Stats(
+            requestId, nodeId, startedAt, running, draining, kept, visible.size() - kept.size()));
   }
 
   private void onSpecsRequest(Message message) {

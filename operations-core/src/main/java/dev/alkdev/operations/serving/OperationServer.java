@@ -14,8 +14,12 @@ import dev.alkdev.operations.internal.DefaultOperationRegistry;
 import dev.alkdev.operations.internal.InterceptorChain;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +81,12 @@ public final class OperationServer implements AutoCloseable {
   private final ConcurrencyLimit limit;
   private final ConcurrentHashMap<String, Served> running = new ConcurrentHashMap<>();
   private final LongAdder executionErrors = new LongAdder();
+
+  /** Per-operation statistics, only for ids the registry knows: unknown ids cannot grow it. */
+  private final ConcurrentHashMap<String, OperationCounters> counters = new ConcurrentHashMap<>();
+
+  private final Instant startedAt = Instant.now();
+  private final boolean keepsStatistics;
   private volatile boolean closed;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
@@ -85,6 +95,7 @@ public final class OperationServer implements AutoCloseable {
 
   private OperationServer(Builder builder) {
     this.registry = builder.registry;
+    this.keepsStatistics = builder.operationStatistics;
     this.direct = registry instanceof DefaultOperationRegistry d ? d : null;
     InterceptorChain registryChain = direct != null ? direct.interceptors() : InterceptorChain.NONE;
     this.interceptors = registryChain.then(List.copyOf(builder.interceptors));
@@ -137,6 +148,50 @@ public final class OperationServer implements AutoCloseable {
   /** What the pipeline is doing now. */
   public ServingStats stats() {
     return new ServingStats(running.size(), limit.max(), closed, executionErrors.sum());
+  }
+
+  /**
+   * Each operation's statistics since this server started, sorted by id: the operations it has
+   * served a call of, or runs one of now. An operation removed from the registry drops out once its
+   * last call has ended.
+   */
+  public List<OperationStats> operationStats() {
+    // Calls running, by operation: read from the running calls (at most maxConcurrentCalls)
+    // rather than counted up and down on every call.
+    Map<OperationCounters, Long> inFlight = new IdentityHashMap<>();
+    for (Served call : running.values()) {
+      if (call.counters != null) {
+        inFlight.merge(call.counters, 1L, Long::sum);
+      }
+    }
+    List<OperationStats> out = new ArrayList<>();
+    for (OperationCounters c : counters.values()) {
+      long runningNow = inFlight.getOrDefault(c, 0L);
+      if (registry.getSpec(c.operationId).isEmpty() && runningNow == 0) {
+        counters.remove(c.operationId, c);
+        continue;
+      }
+      out.add(c.snapshot(runningNow));
+    }
+    out.sort(Comparator.comparing(OperationStats::operationId));
+    return List.copyOf(out);
+  }
+
+  /** When this server was created: the start of its {@link #operationStats()}. */
+  public Instant startedAt() {
+    return startedAt;
+  }
+
+  /** The counters of a served call's operation; null when the registry does not know it. */
+  OperationCounters countersFor(String operationId) {
+    if (!keepsStatistics) {
+      return null;
+    }
+    OperationCounters c = counters.get(operationId);
+    if (c != null || registry.getSpec(operationId).isEmpty()) {
+      return c;
+    }
+    return counters.computeIfAbsent(operationId, OperationCounters::new);
   }
 
   public boolean isClosed() {
@@ -349,6 +404,7 @@ public final class OperationServer implements AutoCloseable {
     private int maxCallsPerIdentity = DEFAULT_MAX_CALLS_PER_IDENTITY;
     private int maxStreamsPerIdentity = DEFAULT_MAX_STREAMS_PER_IDENTITY;
     private final List<OperationInterceptor> interceptors = new ArrayList<>();
+    private boolean operationStatistics = true;
 
     private Builder(OperationRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -397,6 +453,17 @@ public final class OperationServer implements AutoCloseable {
      */
     public Builder interceptor(OperationInterceptor interceptor) {
       interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    /**
+     * Whether the server keeps {@link OperationServer#operationStats() per-operation statistics}
+     * (on by default: a few adder increments per call, no allocation). Off, {@code
+     * operationStats()} is empty and nodes report no operation; for a process whose metrics module
+     * already counts every call.
+     */
+    public Builder operationStatistics(boolean keep) {
+      this.operationStatistics = keep;
       return this;
     }
 

@@ -3,6 +3,7 @@ package dev.alkdev.operations.serving;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.Cancellation;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import java.util.Optional;
@@ -27,6 +28,11 @@ final class Served implements ServedCall, CallObserver {
   private final CallSink sink;
   final Cancellation cancellation = Cancellation.create();
 
+  /** The operation's counters; null for an id the registry does not know. */
+  final OperationCounters counters;
+
+  private final long startNanos;
+
   private final Object lock = new Object();
   private volatile boolean ended;
   private ConcurrencyLimit.Slot slot; // set while the call holds a slot and sits in the running map
@@ -38,6 +44,8 @@ final class Served implements ServedCall, CallObserver {
     this.requestId = request.requestId();
     this.streamConsumer = request.demand().isPresent();
     this.sink = sink;
+    this.counters = server.countersFor(request.operationId());
+    this.startNanos = counters != null ? System.nanoTime() : 0;
   }
 
   @Override
@@ -90,7 +98,7 @@ final class Served implements ServedCall, CallObserver {
       if (ended) {
         return false;
       }
-      endLocked();
+      endLocked(reason.code());
       s = stream;
     }
     stop(reason, s);
@@ -114,7 +122,7 @@ final class Served implements ServedCall, CallObserver {
       if (ended) {
         return;
       }
-      endLocked();
+      endLocked(reason.code());
       s = stream;
       deliver(() -> sink.onError(reason));
     }
@@ -156,7 +164,7 @@ final class Served implements ServedCall, CallObserver {
       if (ended) {
         return;
       }
-      endLocked();
+      endLocked(null);
       if (streamConsumer) {
         // A stream consumer of a unary operation: its one item is the whole stream.
         deliver(() -> sink.onItem(result));
@@ -182,7 +190,7 @@ final class Served implements ServedCall, CallObserver {
       if (ended) {
         return;
       }
-      endLocked();
+      endLocked(failure.map(CallError::code).orElse(null));
       if (failure.isPresent()) {
         server.ended(failure.get());
         deliver(() -> sink.onError(failure.get()));
@@ -194,10 +202,15 @@ final class Served implements ServedCall, CallObserver {
 
   /**
    * The call is over: its slot goes back before the sink hears the end, so a caller that reacts to
-   * the end at once finds the slot free.
+   * the end at once finds the slot free. The statistics count it here, once.
+   *
+   * @param failure the error's code, null for success
    */
-  private void endLocked() {
+  private void endLocked(ErrorCode failure) {
     ended = true;
+    if (counters != null) {
+      counters.ended(failure, slot != null ? System.nanoTime() - startNanos : -1);
+    }
     if (slot != null) {
       server.release(this, slot);
       slot = null;

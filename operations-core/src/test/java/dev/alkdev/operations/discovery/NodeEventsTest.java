@@ -3,14 +3,20 @@ package dev.alkdev.operations.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
+import dev.alkdev.operations.serving.OperationStats;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -44,7 +50,30 @@ class NodeEventsTest {
             new NodeEvent.Bye("n1", 0),
             new NodeEvent.Query("ops.inbox.abc"),
             new NodeEvent.SpecsRequested("ops.inbox.abc"),
-            new NodeEvent.Specs("n1", digest, 1, 2, List.of(SPEC)));
+            new NodeEvent.Specs("n1", digest, 1, 2, List.of(SPEC)),
+            new NodeEvent.StatsRequested("r1", "ops.inbox.abc", Optional.empty(), Optional.empty()),
+            new NodeEvent.StatsRequested(
+                "r1",
+                "ops.inbox.abc",
+                Optional.of("n1"),
+                Optional.of(new Identity("bob", Set.of("a", "b")))),
+            new NodeEvent.Stats(
+                "r1",
+                "n1",
+                Instant.parse("2026-11-24T15:00:00.123Z"),
+                2,
+                false,
+                List.of(
+                    new OperationStats(
+                        "demo.put",
+                        12,
+                        3,
+                        Map.of(ErrorCode.INVALID_INPUT, 2L, ErrorCode.ACCESS_DENIED, 1L),
+                        1,
+                        new OperationStats.Latency(10, 120, 100, 180, 400, 410)),
+                    new OperationStats(
+                        "demo.idle", 0, 0, Map.of(), 0, OperationStats.Latency.NONE)),
+                3));
     for (NodeEvent event : events) {
       byte[] bytes = NodeEvents.encode(event);
       assertThat(schema.validate(Json.mapper().readTree(bytes))).as(event.toString()).isEmpty();
@@ -103,7 +132,15 @@ class NodeEventsTest {
             + "\"specs\":[]}",
         "{\"v\":1,\"type\":\"node.specs\",\"nodeId\":\"n\",\"digest\":\"d\",\"part\":1,\"parts\":1,"
             + "\"specs\":[{\"name\":\"x\"}]}",
-        "{\"v\":1,\"v\":1,\"type\":\"node.query\",\"replyTo\":\"t\"}"
+        "{\"v\":1,\"v\":1,\"type\":\"node.query\",\"replyTo\":\"t\"}",
+        "{\"v\":1,\"type\":\"node.stats.requested\",\"replyTo\":\"t\"}",
+        "{\"v\":1,\"type\":\"node.stats.requested\",\"requestId\":\"r\",\"replyTo\":\"t\","
+            + "\"identity\":{\"subject\":\" \"}}",
+        "{\"v\":1,\"type\":\"node.stats\",\"requestId\":\"r\",\"nodeId\":\"n\","
+            + "\"startedAt\":\"yesterday\",\"inFlight\":0,\"operations\":[]}",
+        "{\"v\":1,\"type\":\"node.stats\",\"requestId\":\"r\",\"nodeId\":\"n\","
+            + "\"startedAt\":\"2026-11-24T15:00:00Z\",\"inFlight\":0,"
+            + "\"operations\":[{\"id\":\"x\",\"calls\":-1,\"errors\":0,\"inFlight\":0}]}"
       })
   void malformedMessagesAreRefused(String json) {
     assertThatThrownBy(() -> NodeEvents.decode(json.getBytes(StandardCharsets.UTF_8), 1 << 20))

@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       CallCommand.class,
       SubscribeCommand.class,
+      StatsCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -43,6 +44,7 @@ import picocli.CommandLine.Spec;
       "  ops --openapi pets=./pets.yaml --base-url pets=http://localhost:8080 list",
       "  ops serve --nats nats://127.0.0.1:4222      serve the demo as a node on NATS",
       "  ops --nats nats://127.0.0.1:4222 list        what the nodes on NATS serve",
+      "  ops --nats nats://127.0.0.1:4222 stats       their calls, errors and latencies",
       "",
       "Configuration: --config FILE, else $OPS_CONFIG, else ~/.config/ops/config.yaml",
       "  if present: YAML or JSON with openapi (NAME: {location, baseUrl, auth}) and",
