@@ -41,9 +41,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -112,8 +112,7 @@ public final class RedisPubSub implements PubSub {
   private final AtomicLong outputBufferCuts = new AtomicLong();
   private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
   private final AtomicLong oversizedMessages = new AtomicLong();
-  private final RateLimitedWarning oversizedWarning =
-      new RateLimitedWarning(LOG, WARNING_INTERVAL);
+  private final RateLimitedWarning oversizedWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
   private final AtomicInteger generations = new AtomicInteger();
   private final AtomicInteger subscriptionNumbers = new AtomicInteger();
   private final AtomicInteger pings = new AtomicInteger();
@@ -222,9 +221,9 @@ public final class RedisPubSub implements PubSub {
   private static final int PUBLISH_ATTEMPTS = 4;
 
   /**
-   * Runs the publish script with the members lists of {@code groups} in KEYS; when the server
-   * knows other groups for the topic the script did nothing and names them, so this learns them
-   * and runs it again (D67).
+   * Runs the publish script with the members lists of {@code groups} in KEYS; when the server knows
+   * other groups for the topic the script did nothing and names them, so this learns them and runs
+   * it again (D67).
    */
   private CompletableFuture<Integer> publishOnce(
       Commands current, String topic, byte[] payload, List<String> groups, int attempt) {
@@ -238,8 +237,7 @@ public final class RedisPubSub implements PubSub {
       args[i + 2] = groups.get(i).getBytes(UTF_8);
     }
     return current
-        .<List<Object>>eval(
-            current.publishSha, Groups.PUBLISH, ScriptOutputType.MULTI, keys, args)
+        .<List<Object>>eval(current.publishSha, Groups.PUBLISH, ScriptOutputType.MULTI, keys, args)
         .thenCompose(
             answer -> {
               long first = (Long) answer.get(0);

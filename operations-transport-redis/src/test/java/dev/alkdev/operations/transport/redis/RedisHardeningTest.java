@@ -68,8 +68,7 @@ class RedisHardeningTest {
     int topics = 100;
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger handled = new AtomicInteger();
-    try (RedisPubSub pubsub =
-        RedisPubSub.connect(options().connectionName("bounded").build())) {
+    try (RedisPubSub pubsub = RedisPubSub.connect(options().connectionName("bounded").build())) {
       for (int i = 0; i < topics; i++) {
         pubsub.subscribe(
             "blocking." + i,
@@ -109,7 +108,8 @@ class RedisHardeningTest {
       OutputStream out = monitor.getOutputStream();
       out.write("MONITOR\r\n".getBytes(UTF_8));
       out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(monitor.getInputStream(), UTF_8));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(monitor.getInputStream(), UTF_8));
       assertThat(in.readLine()).isEqualTo("+OK");
       Thread reader =
           new Thread(
@@ -126,8 +126,7 @@ class RedisHardeningTest {
       reader.setDaemon(true);
       reader.start();
       AtomicInteger got = new AtomicInteger();
-      serving.subscribe(
-          "jobs", SubscribeOptions.queueGroup("workers"), m -> got.incrementAndGet());
+      serving.subscribe("jobs", SubscribeOptions.queueGroup("workers"), m -> got.incrementAndGet());
       serving.flush(Duration.ofSeconds(10));
       for (int i = 0; i < 3; i++) {
         assertThat(publishing.publish("jobs", "x".getBytes(UTF_8)).get(10, TimeUnit.SECONDS))

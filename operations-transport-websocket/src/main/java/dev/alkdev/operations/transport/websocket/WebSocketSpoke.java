@@ -146,8 +146,8 @@ public final class WebSocketSpoke implements PubSub {
 
   /**
    * Fails publishes the hub has not answered within the request timeout: a hub that stopped
-   * answering on a connection that still looks open (no drop, no close) must not leave them
-   * waiting forever.
+   * answering on a connection that still looks open (no drop, no close) must not leave them waiting
+   * forever.
    */
   private void expireAcks() {
     Link current = link;

@@ -38,7 +38,9 @@ class SpokeTimeoutsTest {
     final AtomicInteger accepted = new AtomicInteger();
     final Thread acceptor;
 
-    /** @param greet which connections (0-based) get a HELLO; the first one is then cut */
+    /**
+     * @param greet which connections (0-based) get a HELLO; the first one is then cut
+     */
     MuteHub(java.util.function.IntPredicate greet, boolean cutFirst) throws IOException {
       acceptor =
           new Thread(
@@ -144,8 +146,7 @@ class SpokeTimeoutsTest {
                     .build())) {
       WebSocketHubTest.Waits.eventually("several attempts", () -> hub.accepted.get() >= 3);
       // At most the attempt under way is open; before the fix every abandoned one stayed.
-      WebSocketHubTest.Waits.eventually(
-          "abandoned connections closed", () -> hub.open.size() <= 1);
+      WebSocketHubTest.Waits.eventually("abandoned connections closed", () -> hub.open.size() <= 1);
       assertThat(spoke.toString()).contains(hub.uri().toString());
     }
   }

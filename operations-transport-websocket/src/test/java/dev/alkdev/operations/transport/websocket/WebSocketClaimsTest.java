@@ -81,7 +81,11 @@ class WebSocketClaimsTest {
               SubscribeOptions.defaults(),
               m ->
                   requestId.set(
-                      JsonMapper.builder().build().readTree(m.payload()).get("requestId").asString()));
+                      JsonMapper.builder()
+                          .build()
+                          .readTree(m.payload())
+                          .get("requestId")
+                          .asString()));
       CompletableFuture<?> call = hubCalls.call("slow.answer", null);
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       int reached =
@@ -111,7 +115,9 @@ class WebSocketClaimsTest {
       CallError listen =
           catchThrowableOfType(
               CallError.class,
-              () -> mallory.subscribe("ops.node.hub-node.specs", SubscribeOptions.defaults(), m -> {}));
+              () ->
+                  mallory.subscribe(
+                      "ops.node.hub-node.specs", SubscribeOptions.defaults(), m -> {}));
       assertThat(listen.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
       // A spoke announces itself, not any number of nodes.
       for (int i = 0; i < HubRules.MAX_NODE_IDS; i++) {

@@ -29,8 +29,8 @@ public final class Groups {
   /**
    * KEYS[1] the topic's groups set, KEYS[2..n+1] the members lists of the groups ARGV[3..n+2] the
    * publisher believes the topic has; ARGV[1] the topic, ARGV[2] the payload. Every key the script
-   * touches is in KEYS (Redis's scripting rule; ACL key patterns see them), so when the set names
-   * a group the publisher did not pass, the script publishes nothing and returns {@code {-1,
+   * touches is in KEYS (Redis's scripting rule; ACL key patterns see them), so when the set names a
+   * group the publisher did not pass, the script publishes nothing and returns {@code {-1,
    * groups...}}: the publisher learns the groups and runs it again (D67). Otherwise it PUBLISHes to
    * the topic (every plain subscriber), then to one member of each group: the members are taken in
    * turn (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH
