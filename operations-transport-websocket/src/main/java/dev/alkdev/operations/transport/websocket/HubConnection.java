@@ -234,10 +234,6 @@ final class HubConnection implements Endpoint.Events {
       nak(pid, verdict.code(), verdict.retryable(), verdict.denial());
       return;
     }
-    if (verdict.drop()) {
-      send(Frames.of("ACK " + pid + " 0"));
-      return;
-    }
     Broker.Result result = hub.broker.publish(delivery);
     hub.rules.published(this, delivery, verdict, result.receivers());
     hub.relayed(delivery);

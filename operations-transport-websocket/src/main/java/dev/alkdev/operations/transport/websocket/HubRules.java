@@ -57,23 +57,24 @@ final class HubRules {
   /** Open calls made by spokes, by request id. */
   final ConcurrentHashMap<String, CallerCall> callers = new ConcurrentHashMap<>();
 
+  /**
+   * Open calls the hub's own code made (through {@code hub.pubsub()}), by request id: no spoke may
+   * control them (D66). Kept until answered, aborted or past their deadline.
+   */
+  final ConcurrentHashMap<String, HubCall> hubCalls = new ConcurrentHashMap<>();
+
+  /** A call of the hub's own code: whether a stream, until when it is kept. */
+  record HubCall(boolean stream, long expiresAt) {}
+
   /** Open calls served by spokes, by request id: which connection runs each. */
   final ConcurrentHashMap<String, HubConnection> servedBy = new ConcurrentHashMap<>();
 
   /** A call a spoke made: who, where its answers go, whether a stream, until when it is kept. */
   record CallerCall(HubConnection caller, String inbox, boolean stream, long expiresAt) {}
 
-  /**
-   * What the rules decided about a publish; {@code denial} null when allowed. {@code drop}: not
-   * relayed, acknowledged as reaching nobody (a control event for a call nobody may control).
-   */
-  record Verdict(ErrorCode code, boolean retryable, String denial, Peek peek, boolean drop) {
-    static final Verdict ALLOW = new Verdict(null, false, null, null, false);
-    static final Verdict DROP = new Verdict(null, false, null, null, true);
-
-    Verdict(ErrorCode code, boolean retryable, String denial, Peek peek) {
-      this(code, retryable, denial, peek, false);
-    }
+  /** What the rules decided about a publish; {@code denial} null when allowed. */
+  record Verdict(ErrorCode code, boolean retryable, String denial, Peek peek) {
+    static final Verdict ALLOW = new Verdict(null, false, null, null);
 
     static Verdict allow(Peek peek) {
       return new Verdict(null, false, null, peek);
@@ -375,15 +376,13 @@ final class HubRules {
     }
     if (("call.aborted".equals(peek.type) || "call.demand".equals(peek.type))
         && peek.requestId != null) {
-      // Bound to the connection that made the call (D66): a call this hub does not know as the
-      // sender's (the hub's own code's, another transport's, one already over) is not the
-      // sender's to control. Dropped rather than refused: a late abort of a finished call is
-      // normal.
-      CallerCall call = callers.get(peek.requestId);
-      if (call == null) {
-        return Verdict.DROP;
+      // Bound to the connection that made the call (D66). An id nobody here holds is relayed:
+      // an abort may overtake its own request, and servers remember it.
+      if (hubCalls.containsKey(peek.requestId)) {
+        return Verdict.deny("the call " + peek.requestId + " is the hub's");
       }
-      if (call.caller() != connection) {
+      CallerCall call = callers.get(peek.requestId);
+      if (call != null && call.caller() != connection) {
         return Verdict.deny("the call " + peek.requestId + " is another caller's");
       }
     } else if ("call.alive".equals(peek.type)
@@ -422,10 +421,44 @@ final class HubRules {
     }
   }
 
+  /** The hub's own code published {@code delivery}: its requests are its own calls (D66). */
+  void hubPublished(Broker.Delivery delivery) {
+    if (!HubConnection.isRequestTopic(delivery.topic)) {
+      return;
+    }
+    Peek peek = delivery.peek();
+    if ("call.requested".equals(peek.type)
+        && peek.requestId != null
+        && CallEvents.isValidRequestId(peek.requestId)) {
+      long expires =
+          peek.deadlineMs >= 0
+              ? System.nanoTime()
+                  + TimeUnit.MILLISECONDS.toNanos(Math.min(peek.deadlineMs, MAX_DEADLINE_MS))
+                  + DEADLINE_GRACE_NANOS
+              : NEVER;
+      hubCalls.put(peek.requestId, new HubCall(peek.hasDemand, expires));
+    }
+  }
+
+  /** An answer reached an inbox of the hub's own code: a call that ended is forgotten. */
+  void hubAnswered(Broker.Delivery delivery) {
+    if (hubCalls.isEmpty()) {
+      return;
+    }
+    Peek peek = delivery.peek();
+    if (peek.readable && peek.requestId != null) {
+      HubCall call = hubCalls.get(peek.requestId);
+      if (call != null && HubConnection.isTerminal(peek, call.stream())) {
+        hubCalls.remove(peek.requestId, call);
+      }
+    }
+  }
+
   /** Control events from anywhere (a spoke or the hub's own code): an abort ends its call. */
   void controlRelayed(Broker.Delivery delivery) {
     Peek peek = delivery.peek();
     if (peek.readable && "call.aborted".equals(peek.type) && peek.requestId != null) {
+      hubCalls.remove(peek.requestId);
       CallerCall call = callers.get(peek.requestId);
       if (call != null) {
         forgetCall(peek.requestId, call.caller());
@@ -522,6 +555,7 @@ final class HubRules {
   /** Forgets calls long past their deadlines whose answers were lost. */
   void sweep(long now) {
     inboxOwners.values().removeIf(h -> expired(h, now));
+    hubCalls.values().removeIf(c -> c.expiresAt() != NEVER && c.expiresAt() - now < 0);
     nodeOwners.values().removeIf(h -> expired(h, now));
     callers
         .entrySet()

@@ -402,6 +402,7 @@ public final class WebSocketHub implements AutoCloseable {
                 .build());
       }
       Broker.Delivery delivery = new Broker.Delivery(topic, payload, null, Optional.empty());
+      rules.hubPublished(delivery); // before it is relayed: a spoke may answer at once
       Broker.Result result = broker.publish(delivery);
       relayed(delivery);
       if (result.rejected()) {
@@ -477,6 +478,7 @@ public final class WebSocketHub implements AutoCloseable {
 
       LocalSub(String topic, SubscribeOptions subscribeOptions, Consumer<Message> handler) {
         this.topic = topic;
+        boolean inbox = ProtocolTopics.isInbox(topic);
         this.mailbox =
             SerialMailbox.create(
                 subscribeOptions.bufferSize(),
@@ -488,7 +490,12 @@ public final class WebSocketHub implements AutoCloseable {
             new Broker.Sub(
                 topic,
                 subscribeOptions.queueGroup().orElse(null),
-                delivery -> mailbox.offer(new Message(topic, delivery.payload, delivery.sender())));
+                delivery -> {
+                  if (inbox) {
+                    rules.hubAnswered(delivery);
+                  }
+                  return mailbox.offer(new Message(topic, delivery.payload, delivery.sender()));
+                });
       }
 
       @Override
