@@ -54,6 +54,7 @@ class RedisHardeningTest {
     try (RedisPubSub pubsub = RedisPubSub.connect(options().maxMessageBytes(1024).build())) {
       List<Integer> received = new CopyOnWriteArrayList<>();
       pubsub.subscribe("sized", SubscribeOptions.defaults(), m -> received.add(m.payload().length));
+      pubsub.flush(Duration.ofSeconds(10));
       // Any client of the server may publish; this one ignores the transport's limit.
       server.command("PUBLISH", "sized", "x".repeat(2000));
       server.command("PUBLISH", "sized", "y".repeat(10));
@@ -82,8 +83,10 @@ class RedisHardeningTest {
               handled.incrementAndGet();
             });
       }
+      pubsub.flush(Duration.ofSeconds(10)); // every subscription in place
       for (int i = 0; i < topics; i++) {
-        pubsub.publish("blocking." + i, "x".getBytes(UTF_8)).get(10, TimeUnit.SECONDS);
+        assertThat(pubsub.publish("blocking." + i, "x".getBytes(UTF_8)).get(10, TimeUnit.SECONDS))
+            .isEqualTo(1);
       }
       Thread.sleep(1000); // a cached pool would have started a thread per waiting handler by now
       long threads =
