@@ -72,8 +72,10 @@ function encode(event) {
 }
 
 class Spoke {
-  constructor(socket) {
+  constructor(socket, ackTimeoutMs) {
     this.socket = socket;
+    // Every publish, subscribe and sync waits at most this long for the hub's answer.
+    this.ackTimeoutMs = ackTimeoutMs || 10000;
     this.nextId = 1;
     this.acks = new Map(); // publish or sync id -> {resolve, reject}
     this.subAcks = new Map(); // subscription id -> {resolve, reject}
@@ -93,12 +95,13 @@ class Spoke {
     const headers = Object.assign({}, options.headers || {});
     if (options.token) headers.Authorization = 'Bearer ' + options.token;
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, [SUBPROTOCOL], { headers, handshakeTimeout: 5000 });
-      const spoke = new Spoke(socket);
+      const connectMs = options.connectTimeoutMs || 5000;
+      const socket = new WebSocket(url, [SUBPROTOCOL], { headers, handshakeTimeout: connectMs });
+      const spoke = new Spoke(socket, options.ackTimeoutMs);
       const timer = setTimeout(() => {
-        socket.terminate();
-        reject(new CallError('UNAVAILABLE', 'the hub did not greet within 5 s', true));
-      }, 5000);
+        socket.terminate(); // given up: nothing stays open behind the rejection
+        reject(new CallError('UNAVAILABLE', 'the hub did not greet within ' + connectMs + ' ms', true));
+      }, connectMs);
       socket.on('unexpected-response', (req, res) => {
         clearTimeout(timer);
         const code = res.statusCode === 401 || res.statusCode === 403 ? 'ACCESS_DENIED' : 'UNAVAILABLE';
@@ -107,6 +110,7 @@ class Spoke {
       });
       socket.on('error', (err) => {
         clearTimeout(timer);
+        socket.terminate();
         reject(new CallError('UNAVAILABLE', 'cannot connect to the hub: ' + err.message, true));
       });
       socket.on('message', (data) => {
@@ -183,6 +187,23 @@ class Spoke {
     this.socket.send(buf, { binary: true });
   }
 
+  /**
+   * Waits for the hub's answer to frame id in map, at most ackTimeoutMs: a hub that stops
+   * answering on a connection that stays open fails the wait with UNAVAILABLE.
+   */
+  awaitAck(map, id, resolve, reject, what) {
+    const timer = setTimeout(() => {
+      if (map.delete(id)) {
+        reject(new CallError('UNAVAILABLE', 'the hub did not answer the ' + what + ' within ' + this.ackTimeoutMs + ' ms', true));
+      }
+    }, this.ackTimeoutMs);
+    timer.unref();
+    map.set(id, {
+      resolve: (v) => { clearTimeout(timer); resolve(v); },
+      reject: (e) => { clearTimeout(timer); reject(e); },
+    });
+  }
+
   /** Publishes; resolves with the number of subscriptions reached. */
   publish(topic, payload) {
     if (payload.length > this.maxMessageBytes) {
@@ -190,7 +211,7 @@ class Spoke {
     }
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      this.acks.set(id, { resolve, reject });
+      this.awaitAck(this.acks, id, resolve, reject, 'publish to ' + topic);
       try {
         this.send(frame('PUB ' + id + ' ' + topic, payload));
       } catch (e) {
@@ -205,7 +226,7 @@ class Spoke {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.handlers.set(id, handler);
-      this.subAcks.set(id, { resolve, reject });
+      this.awaitAck(this.subAcks, id, resolve, reject, 'subscription to ' + topic);
       try {
         this.send(frame('SUB ' + id + ' ' + topic + (group ? ' ' + group : '')));
       } catch (e) {
@@ -450,8 +471,13 @@ class Spoke {
   flush() {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      this.acks.set(id, { resolve, reject });
-      this.send(frame('SYNC ' + id));
+      this.awaitAck(this.acks, id, resolve, reject, 'sync');
+      try {
+        this.send(frame('SYNC ' + id));
+      } catch (e) {
+        this.acks.delete(id);
+        reject(e);
+      }
     });
   }
 

@@ -42,6 +42,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -98,6 +100,7 @@ public final class RedisPubSub implements PubSub {
   private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
   private final RedisClient client;
   private final ExecutorService delivery;
+  private final ExecutorService completions;
   private final ScheduledExecutorService control;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
   private final Set<RedisSubscription> subscriptions = ConcurrentHashMap.newKeySet();
@@ -108,6 +111,8 @@ public final class RedisPubSub implements PubSub {
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong outputBufferCuts = new AtomicLong();
   private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
+  private final AtomicLong oversizedMessages = new AtomicLong();
+  private final RateLimitedWarning oversizedWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
   private final AtomicInteger generations = new AtomicInteger();
   private final AtomicInteger subscriptionNumbers = new AtomicInteger();
   private final AtomicInteger pings = new AtomicInteger();
@@ -126,7 +131,9 @@ public final class RedisPubSub implements PubSub {
     this.name = options.connectionName().orElse("ops") + "-" + INSTANCES.incrementAndGet();
     this.client = RedisClient.create(resources());
     this.client.setOptions(clientOptions(options));
-    this.delivery = Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-"));
+    this.delivery = pool("ops-" + name + "-delivery-", Math.max(4, cpus()));
+    // Apart from handlers, so handlers that wait (for a publish, say) never hold up its answer.
+    this.completions = pool("ops-" + name + "-completion-", 2);
     ThreadFactory controlThreads = daemonThreads("ops-" + name + "-control-");
     this.control =
         Executors.newSingleThreadScheduledExecutor(
@@ -145,6 +152,7 @@ public final class RedisPubSub implements PubSub {
       }
       control.shutdownNow();
       delivery.shutdownNow();
+      completions.shutdownNow();
       client.shutdownAsync(0, 2, TimeUnit.SECONDS);
       throw e;
     }
@@ -197,19 +205,76 @@ public final class RedisPubSub implements PubSub {
       // request published now would have its reply sent to an inbox nobody hears yet.
       return refuse(topic);
     }
-    byte[][] keys = {Groups.groupsKey(topic).getBytes(UTF_8)};
-    byte[] channel = topic.getBytes(UTF_8);
-    CompletableFuture<Long> sent =
-        current.eval(current.publishSha, Groups.PUBLISH, keys, channel, payload);
     // Completed off the event loop: whoever waits on a publish must never run on it.
-    return sent.handleAsync(
-        (count, failure) -> {
-          if (failure != null) {
-            throw publishFailure(topic, failure);
-          }
-          return count.intValue();
-        },
-        delivery);
+    return publishOnce(current, topic, payload, knownGroups.getOrDefault(topic, List.of()), 1)
+        .handleAsync(
+            (count, failure) -> {
+              if (failure != null) {
+                throw publishFailure(topic, failure);
+              }
+              return count;
+            },
+            completions);
+  }
+
+  /** Publish attempts when the topic's queue groups keep changing under the publisher. */
+  private static final int PUBLISH_ATTEMPTS = 4;
+
+  /**
+   * Runs the publish script with the members lists of {@code groups} in KEYS; when the server knows
+   * other groups for the topic the script did nothing and names them, so this learns them and runs
+   * it again (D67).
+   */
+  private CompletableFuture<Integer> publishOnce(
+      Commands current, String topic, byte[] payload, List<String> groups, int attempt) {
+    byte[][] keys = new byte[groups.size() + 1][];
+    byte[][] args = new byte[groups.size() + 2][];
+    keys[0] = Groups.groupsKey(topic).getBytes(UTF_8);
+    args[0] = topic.getBytes(UTF_8);
+    args[1] = payload;
+    for (int i = 0; i < groups.size(); i++) {
+      keys[i + 1] = Groups.membersKey(groups.get(i), topic).getBytes(UTF_8);
+      args[i + 2] = groups.get(i).getBytes(UTF_8);
+    }
+    return current
+        .<List<Object>>eval(current.publishSha, Groups.PUBLISH, ScriptOutputType.MULTI, keys, args)
+        .thenCompose(
+            answer -> {
+              long first = (Long) answer.get(0);
+              if (first >= 0) {
+                return CompletableFuture.completedFuture((int) first);
+              }
+              List<String> actual = new ArrayList<>(answer.size() - 1);
+              for (Object group : answer.subList(1, answer.size())) {
+                actual.add(new String((byte[]) group, UTF_8));
+              }
+              rememberGroups(topic, actual);
+              if (attempt >= PUBLISH_ATTEMPTS) {
+                return CompletableFuture.failedFuture(
+                    CallError.builder(
+                            ErrorCode.UNAVAILABLE,
+                            "The queue groups of " + topic + " kept changing; not published")
+                        .retryable(true)
+                        .build());
+              }
+              return publishOnce(current, topic, payload, actual, attempt + 1);
+            });
+  }
+
+  /** The queue groups last seen per topic (only topics that have any), bounded. */
+  private final ConcurrentHashMap<String, List<String>> knownGroups = new ConcurrentHashMap<>();
+
+  private static final int MAX_KNOWN_GROUP_TOPICS = 10_000;
+
+  private void rememberGroups(String topic, List<String> groups) {
+    if (groups.isEmpty()) {
+      knownGroups.remove(topic);
+      return;
+    }
+    if (knownGroups.size() >= MAX_KNOWN_GROUP_TOPICS) {
+      knownGroups.clear(); // a cache: the script tells a publisher what it misses
+    }
+    knownGroups.put(topic, List.copyOf(groups));
   }
 
   @Override
@@ -341,7 +406,8 @@ public final class RedisPubSub implements PubSub {
         subscriberBacklog,
         backlogSightings.get(),
         outputBufferCuts.get(),
-        dropped);
+        dropped,
+        oversizedMessages.get());
   }
 
   @Override
@@ -387,6 +453,7 @@ public final class RedisPubSub implements PubSub {
     // close them twice).
     client.shutdownAsync(0, 2, TimeUnit.SECONDS);
     delivery.shutdownNow();
+    completions.shutdownNow();
   }
 
   @Override
@@ -673,7 +740,7 @@ public final class RedisPubSub implements PubSub {
                   lostCommands(c, "no answer to a ping: " + rootMessage(failure));
                 }
               },
-              delivery);
+              completions);
     }
     if (s.isUp()) {
       s.connection
@@ -687,13 +754,13 @@ public final class RedisPubSub implements PubSub {
                   lostSubscriber(s, "no answer to a ping: " + rootMessage(failure));
                 }
               },
-              delivery);
+              completions);
     }
     if (c.isUp() && s.isUp()) {
       c.connection
           .async()
           .clientList(ClientListArgs.Builder.ids(s.clientId))
-          .thenAcceptAsync(list -> noteBacklog(s, list), delivery); // it may log
+          .thenAcceptAsync(list -> noteBacklog(s, list), completions); // it may log
     }
     long renewEvery =
         Math.max(1, REGISTRATION_TTL.toNanos() / 5 / options.pingInterval().toNanos());
@@ -816,6 +883,44 @@ public final class RedisPubSub implements PubSub {
     return Optional.empty();
   }
 
+  /** The most threads each of the two pools ever has, compensating threads included (D67). */
+  static final int MAX_DELIVERY_THREADS = 64;
+
+  private static int cpus() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
+  /**
+   * Where work leaves Lettuce's event loop (D67): messages for handlers ({@code delivery}), and
+   * publishes' and pings' answers ({@code completions}). {@code parallelism} threads, more only to
+   * compensate for a thread waiting on a {@code CompletableFuture} (a handler that joins a
+   * publish), and never more than {@link #MAX_DELIVERY_THREADS}; past that a waiting thread waits
+   * without compensation rather than failing. Submitting never blocks (the queue is unbounded; the
+   * subscriptions' mailboxes bound what is in it), so the event loop is never held up.
+   */
+  private static ExecutorService pool(String prefix, int parallelism) {
+    AtomicInteger count = new AtomicInteger();
+    ForkJoinPool.ForkJoinWorkerThreadFactory threads =
+        pool -> {
+          ForkJoinWorkerThread thread =
+              ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+          thread.setName(prefix + count.incrementAndGet());
+          thread.setDaemon(true);
+          return thread;
+        };
+    return new ForkJoinPool(
+        parallelism,
+        threads,
+        null,
+        true, // FIFO for tasks that are never joined
+        0,
+        Math.max(parallelism, MAX_DELIVERY_THREADS),
+        1,
+        pool -> true,
+        30,
+        TimeUnit.SECONDS);
+  }
+
   private static ThreadFactory daemonThreads(String prefix) {
     AtomicInteger count = new AtomicInteger();
     return r -> {
@@ -846,18 +951,20 @@ public final class RedisPubSub implements PubSub {
 
     /** EVALSHA, and EVAL when the server lost the script (SCRIPT FLUSH). */
     CompletableFuture<Long> eval(String sha, String script, byte[][] keys, byte[]... args) {
-      CompletableFuture<Long> first =
-          connection
-              .async()
-              .<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args)
-              .toCompletableFuture();
+      return eval(sha, script, ScriptOutputType.INTEGER, keys, args);
+    }
+
+    <T> CompletableFuture<T> eval(
+        String sha, String script, ScriptOutputType type, byte[][] keys, byte[]... args) {
+      CompletableFuture<T> first =
+          connection.async().<T>evalsha(sha, type, keys, args).toCompletableFuture();
       return first.exceptionallyCompose(
           failure -> {
             Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
             if (cause instanceof RedisNoScriptException) {
               return connection
                   .async()
-                  .<Long>eval(script.getBytes(UTF_8), ScriptOutputType.INTEGER, keys, args)
+                  .<T>eval(script.getBytes(UTF_8), type, keys, args)
                   .toCompletableFuture();
             }
             return CompletableFuture.failedFuture(failure);
@@ -941,6 +1048,19 @@ public final class RedisPubSub implements PubSub {
       }
       List<RedisSubscription> receivers = source.channels.get(new String(channel, UTF_8));
       if (receivers == null) {
+        return;
+      }
+      // Any client of the server can publish to a channel: what this transport would refuse to
+      // send, it does not hand to its handlers either.
+      int limit = maxMessageBytes();
+      if (message != null && message.length > limit) {
+        oversizedMessages.incrementAndGet();
+        oversizedWarning.warn(
+            "{}: dropped a message of {} bytes on {}, larger than the limit of {} bytes",
+            RedisPubSub.this,
+            message.length,
+            new String(channel, UTF_8),
+            limit);
         return;
       }
       for (RedisSubscription receiver : receivers) {
@@ -1165,6 +1285,8 @@ public final class RedisPubSub implements PubSub {
    * @param outputBufferCuts times the subscriber connection dropped while the server held a backlog
    *     for it: most likely cut by {@code client-output-buffer-limit pubsub}
    * @param droppedMessages messages subscriptions lost because their buffer was full
+   * @param oversizedMessages messages received larger than {@link #maxMessageBytes()}, dropped
+   *     before any handler saw them
    */
   public record Stats(
       long disconnects,
@@ -1173,5 +1295,6 @@ public final class RedisPubSub implements PubSub {
       long subscriberBacklog,
       long backlogSightings,
       long outputBufferCuts,
-      long droppedMessages) {}
+      long droppedMessages,
+      long oversizedMessages) {}
 }

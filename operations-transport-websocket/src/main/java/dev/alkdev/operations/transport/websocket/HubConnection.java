@@ -236,6 +236,7 @@ final class HubConnection implements Endpoint.Events {
     }
     Broker.Result result = hub.broker.publish(delivery);
     hub.rules.published(this, delivery, verdict, result.receivers());
+    hub.relayed(delivery);
     if (result.rejected()) {
       nak(pid, ErrorCode.RESOURCE_EXHAUSTED, true, "A subscriber of " + topic + " is full");
     } else {

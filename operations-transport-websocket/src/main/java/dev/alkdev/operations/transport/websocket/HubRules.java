@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.websocket;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.protocol.CallEvent;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.protocol.ProtocolTopics;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 final class HubRules {
   private static final long NODE_REPLY_GRANT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-  /** How long past its deadline an unanswered call is still tracked (answers in transit). */
   /** The longest deadline the hub keeps a call's ownership for: a day. */
   private static final long MAX_DEADLINE_MS = TimeUnit.DAYS.toMillis(1);
 
@@ -29,15 +29,42 @@ final class HubRules {
   /** {@link CallerCall#expiresAt} of a call without a deadline (a stream): kept until it ends. */
   private static final long NEVER = Long.MIN_VALUE;
 
+  /**
+   * How long an inbox or node id of a closed connection stays reserved for its identity, so that
+   * the spoke reconnecting (backoff up to 5 s) gets it back and nobody else can take it (D66).
+   */
+  static final long RECLAIM_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+  /** Node ids one connection may hold: a spoke announces itself, not a fleet (D66). */
+  static final int MAX_NODE_IDS = 8;
+
   private final WebSocketHub hub;
   private final SpokePermissions permissions;
   private final boolean strictReplies;
 
-  final ConcurrentHashMap<String, HubConnection> inboxOwners = new ConcurrentHashMap<>();
-  final ConcurrentHashMap<String, HubConnection> nodeOwners = new ConcurrentHashMap<>();
+  /**
+   * Who holds an inbox or a node id: a live connection, the hub's own code ({@link #HUB}), or, once
+   * its connection closed, an identity until {@code reservedUntil} (D66).
+   */
+  record Holder(HubConnection connection, Identity identity, long reservedUntil) {}
+
+  /** Inboxes and node ids of the hub's own code: no spoke may take them. */
+  static final Holder HUB = new Holder(null, null, NEVER);
+
+  final ConcurrentHashMap<String, Holder> inboxOwners = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<String, Holder> nodeOwners = new ConcurrentHashMap<>();
 
   /** Open calls made by spokes, by request id. */
   final ConcurrentHashMap<String, CallerCall> callers = new ConcurrentHashMap<>();
+
+  /**
+   * Open calls the hub's own code made (through {@code hub.pubsub()}), by request id: no spoke may
+   * control them (D66). Kept until answered, aborted or past their deadline.
+   */
+  final ConcurrentHashMap<String, HubCall> hubCalls = new ConcurrentHashMap<>();
+
+  /** A call of the hub's own code: whether a stream, until when it is kept. */
+  record HubCall(boolean stream, long expiresAt) {}
 
   /** Open calls served by spokes, by request id: which connection runs each. */
   final ConcurrentHashMap<String, HubConnection> servedBy = new ConcurrentHashMap<>();
@@ -72,8 +99,7 @@ final class HubRules {
       if (group != null) {
         return "an inbox has one subscriber: no queue group";
       }
-      HubConnection owner = inboxOwners.putIfAbsent(topic, connection);
-      if (owner != null && owner != connection) {
+      if (!claim(inboxOwners, topic, connection)) {
         return "the inbox " + topic + " is held by another connection";
       }
       connection.inboxes.add(topic);
@@ -120,19 +146,109 @@ final class HubRules {
     if (nodeId.isEmpty() || nodeId.length() > 64) {
       return false;
     }
-    HubConnection owner = nodeOwners.putIfAbsent(nodeId, connection);
-    if (owner != null && owner != connection) {
+    if (!connection.nodes.contains(nodeId) && connection.nodes.size() >= MAX_NODE_IDS) {
+      return false;
+    }
+    if (!claim(nodeOwners, nodeId, connection)) {
       return false;
     }
     connection.nodes.add(nodeId);
     return true;
   }
 
+  /**
+   * Takes {@code key} for {@code connection}: free, already its own, or reserved for its identity
+   * after an earlier connection of it closed (a reconnect), or reserved past its time. Never from a
+   * live connection or the hub's own code.
+   */
+  private static boolean claim(
+      ConcurrentHashMap<String, Holder> owners, String key, HubConnection connection) {
+    long now = System.nanoTime();
+    Holder held =
+        owners.compute(
+            key,
+            (k, h) -> {
+              if (h == null) {
+                return new Holder(connection, connection.identity, 0);
+              }
+              if (h == HUB || h.connection() != null) {
+                return h; // the hub's, or a live connection's (this one's included)
+              }
+              return h.identity().equals(connection.identity) || h.reservedUntil() - now < 0
+                  ? new Holder(connection, connection.identity, 0)
+                  : h;
+            });
+    return held.connection() == connection;
+  }
+
+  /** Gives {@code key} up if {@code connection} holds it (an unsubscribe). */
+  private static void release(
+      ConcurrentHashMap<String, Holder> owners, String key, HubConnection connection) {
+    owners.computeIfPresent(key, (k, h) -> h.connection() == connection ? null : h);
+  }
+
+  /** Keeps {@code key} for the identity of {@code connection}, which closed, for a reconnect. */
+  private static void reserve(
+      ConcurrentHashMap<String, Holder> owners, String key, HubConnection connection, long now) {
+    owners.computeIfPresent(
+        key,
+        (k, h) ->
+            h.connection() == connection
+                ? new Holder(null, connection.identity, now + RECLAIM_NANOS)
+                : h);
+  }
+
+  /**
+   * The hub's own code subscribes to {@code topic}: an inbox or node id in it becomes the hub's, so
+   * no spoke can listen to the hub's answers or speak for its node.
+   *
+   * @throws CallError ACCESS_DENIED when a spoke holds it (or holds it for a reconnect)
+   */
+  void claimForHub(String topic) {
+    String key = ownedKey(topic);
+    if (key == null) {
+      return;
+    }
+    var owners = ProtocolTopics.isInbox(topic) ? inboxOwners : nodeOwners;
+    long now = System.nanoTime();
+    Holder held =
+        owners.compute(
+            key,
+            (k, h) ->
+                h == null || (h != HUB && h.connection() == null && h.reservedUntil() - now < 0)
+                    ? HUB
+                    : h);
+    if (held != HUB) {
+      throw CallError.of(ErrorCode.ACCESS_DENIED, key + " is held by a spoke");
+    }
+  }
+
+  /** The hub's own code no longer listens on {@code key} (an inbox or a node id). */
+  void releaseForHub(String topic) {
+    String key = ownedKey(topic);
+    if (key != null) {
+      (ProtocolTopics.isInbox(topic) ? inboxOwners : nodeOwners).remove(key, HUB);
+    }
+  }
+
+  /** The inbox or node id a topic belongs to, or null. */
+  static String ownedKey(String topic) {
+    if (ProtocolTopics.isInbox(topic)) {
+      return topic;
+    }
+    if (topic.startsWith(ProtocolTopics.NODE_PREFIX)) {
+      String rest = topic.substring(ProtocolTopics.NODE_PREFIX.length());
+      int dot = rest.indexOf('.');
+      return dot > 0 ? rest.substring(0, dot) : null;
+    }
+    return null;
+  }
+
   /** After an unsubscribe: an inbox or node id no longer listened on is given up. */
   void released(HubConnection connection, String topic) {
     if (ProtocolTopics.isInbox(topic) && !connection.subscribes(topic::equals)) {
       connection.inboxes.remove(topic);
-      inboxOwners.remove(topic, connection);
+      release(inboxOwners, topic, connection);
     } else if (topic.startsWith(ProtocolTopics.NODE_PREFIX)) {
       String rest = topic.substring(ProtocolTopics.NODE_PREFIX.length());
       int dot = rest.indexOf('.');
@@ -140,7 +256,7 @@ final class HubRules {
         String prefix = ProtocolTopics.NODE_PREFIX + rest.substring(0, dot + 1);
         if (!connection.subscribes(t -> t.startsWith(prefix))) {
           connection.nodes.remove(rest.substring(0, dot));
-          nodeOwners.remove(rest.substring(0, dot), connection);
+          release(nodeOwners, rest.substring(0, dot), connection);
         }
       }
     }
@@ -260,6 +376,11 @@ final class HubRules {
     }
     if (("call.aborted".equals(peek.type) || "call.demand".equals(peek.type))
         && peek.requestId != null) {
+      // Bound to the connection that made the call (D66). An id nobody here holds is relayed:
+      // an abort may overtake its own request, and servers remember it.
+      if (hubCalls.containsKey(peek.requestId)) {
+        return Verdict.deny("the call " + peek.requestId + " is the hub's");
+      }
       CallerCall call = callers.get(peek.requestId);
       if (call != null && call.caller() != connection) {
         return Verdict.deny("the call " + peek.requestId + " is another caller's");
@@ -300,10 +421,44 @@ final class HubRules {
     }
   }
 
+  /** The hub's own code published {@code delivery}: its requests are its own calls (D66). */
+  void hubPublished(Broker.Delivery delivery) {
+    if (!HubConnection.isRequestTopic(delivery.topic)) {
+      return;
+    }
+    Peek peek = delivery.peek();
+    if ("call.requested".equals(peek.type)
+        && peek.requestId != null
+        && CallEvents.isValidRequestId(peek.requestId)) {
+      long expires =
+          peek.deadlineMs >= 0
+              ? System.nanoTime()
+                  + TimeUnit.MILLISECONDS.toNanos(Math.min(peek.deadlineMs, MAX_DEADLINE_MS))
+                  + DEADLINE_GRACE_NANOS
+              : NEVER;
+      hubCalls.put(peek.requestId, new HubCall(peek.hasDemand, expires));
+    }
+  }
+
+  /** An answer reached an inbox of the hub's own code: a call that ended is forgotten. */
+  void hubAnswered(Broker.Delivery delivery) {
+    if (hubCalls.isEmpty()) {
+      return;
+    }
+    Peek peek = delivery.peek();
+    if (peek.readable && peek.requestId != null) {
+      HubCall call = hubCalls.get(peek.requestId);
+      if (call != null && HubConnection.isTerminal(peek, call.stream())) {
+        hubCalls.remove(peek.requestId, call);
+      }
+    }
+  }
+
   /** Control events from anywhere (a spoke or the hub's own code): an abort ends its call. */
   void controlRelayed(Broker.Delivery delivery) {
     Peek peek = delivery.peek();
     if (peek.readable && "call.aborted".equals(peek.type) && peek.requestId != null) {
+      hubCalls.remove(peek.requestId);
       CallerCall call = callers.get(peek.requestId);
       if (call != null) {
         forgetCall(peek.requestId, call.caller());
@@ -321,6 +476,10 @@ final class HubRules {
       callers.remove(requestId, call);
     }
     caller.calls.remove(requestId);
+  }
+
+  private static boolean expired(Holder holder, long now) {
+    return holder != HUB && holder.connection() == null && holder.reservedUntil() - now < 0;
   }
 
   // ------------------------------------------------------------------ deliver
@@ -366,8 +525,9 @@ final class HubRules {
 
   /** A connection is gone: its claims are released, its callers and servers are told. */
   void closed(HubConnection connection) {
-    connection.inboxes.forEach(inbox -> inboxOwners.remove(inbox, connection));
-    connection.nodes.forEach(node -> nodeOwners.remove(node, connection));
+    long now = System.nanoTime();
+    connection.inboxes.forEach(inbox -> reserve(inboxOwners, inbox, connection, now));
+    connection.nodes.forEach(node -> reserve(nodeOwners, node, connection, now));
     CallError gone =
         CallError.of(
             ErrorCode.UNAVAILABLE,
@@ -394,6 +554,9 @@ final class HubRules {
 
   /** Forgets calls long past their deadlines whose answers were lost. */
   void sweep(long now) {
+    inboxOwners.values().removeIf(h -> expired(h, now));
+    hubCalls.values().removeIf(c -> c.expiresAt() != NEVER && c.expiresAt() - now < 0);
+    nodeOwners.values().removeIf(h -> expired(h, now));
     callers
         .entrySet()
         .removeIf(

@@ -161,7 +161,22 @@ public final class WebSocketHub implements AutoCloseable {
     long ping = options.pingInterval.toMillis();
     timer.scheduleWithFixedDelay(this::ping, ping, ping, TimeUnit.MILLISECONDS);
     this.path = builder.path;
-    this.node = builder.served == null ? null : startNode(builder);
+    ServingNode started = null;
+    try {
+      started = builder.served == null ? null : startNode(builder);
+    } catch (RuntimeException | Error e) {
+      // Nothing of a hub that failed to start stays behind: not its port, not its threads.
+      closed.set(true);
+      try {
+        jetty.stop();
+      } catch (Exception stop) {
+        e.addSuppressed(stop);
+      }
+      local.close();
+      shutDownThreads();
+      throw e;
+    }
+    this.node = started;
   }
 
   private final String path;
@@ -387,6 +402,7 @@ public final class WebSocketHub implements AutoCloseable {
                 .build());
       }
       Broker.Delivery delivery = new Broker.Delivery(topic, payload, null, Optional.empty());
+      rules.hubPublished(delivery); // before it is relayed: a spoke may answer at once
       Broker.Result result = broker.publish(delivery);
       relayed(delivery);
       if (result.rejected()) {
@@ -406,6 +422,9 @@ public final class WebSocketHub implements AutoCloseable {
       if (portClosed) {
         throw CallError.of(ErrorCode.UNAVAILABLE, "The WebSocket hub is closed");
       }
+      // The hub's inboxes and node ids are its own: no spoke may listen to its answers or speak
+      // for its node (D66).
+      rules.claimForHub(topic);
       LocalSub sub = new LocalSub(topic, subscribeOptions, handler);
       subs.add(sub);
       broker.add(sub.entry);
@@ -459,6 +478,7 @@ public final class WebSocketHub implements AutoCloseable {
 
       LocalSub(String topic, SubscribeOptions subscribeOptions, Consumer<Message> handler) {
         this.topic = topic;
+        boolean inbox = ProtocolTopics.isInbox(topic);
         this.mailbox =
             SerialMailbox.create(
                 subscribeOptions.bufferSize(),
@@ -470,7 +490,12 @@ public final class WebSocketHub implements AutoCloseable {
             new Broker.Sub(
                 topic,
                 subscribeOptions.queueGroup().orElse(null),
-                delivery -> mailbox.offer(new Message(topic, delivery.payload, delivery.sender())));
+                delivery -> {
+                  if (inbox) {
+                    rules.hubAnswered(delivery);
+                  }
+                  return mailbox.offer(new Message(topic, delivery.payload, delivery.sender()));
+                });
       }
 
       @Override
@@ -489,6 +514,10 @@ public final class WebSocketHub implements AutoCloseable {
           mailbox.close();
           broker.remove(entry);
           subs.remove(this);
+          String key = HubRules.ownedKey(topic);
+          if (key != null && subs.stream().noneMatch(s -> key.equals(HubRules.ownedKey(s.topic)))) {
+            rules.releaseForHub(topic);
+          }
         }
       }
     }

@@ -131,6 +131,44 @@ public final class WebSocketSpoke implements PubSub {
     }
     long ping = options.pingInterval.toMillis();
     this.pinger = timer.scheduleWithFixedDelay(this::ping, ping, ping, TimeUnit.MILLISECONDS);
+    long check = Math.max(20, Math.min(1000, options.requestTimeout.toMillis() / 4));
+    timer.scheduleWithFixedDelay(this::expireAcks, check, check, TimeUnit.MILLISECONDS);
+  }
+
+  /** A publish (or SYNC) waiting for the hub's answer, and when it was sent. */
+  private static final class Ack extends CompletableFuture<Integer> {
+    final long sentAt;
+
+    Ack(long sentAt) {
+      this.sentAt = sentAt;
+    }
+  }
+
+  /**
+   * Fails publishes the hub has not answered within the request timeout: a hub that stopped
+   * answering on a connection that still looks open (no drop, no close) must not leave them waiting
+   * forever.
+   */
+  private void expireAcks() {
+    Link current = link;
+    if (current == null) {
+      return; // a dropped link failed its own
+    }
+    long now = System.nanoTime();
+    long timeout = options.requestTimeout.toNanos();
+    for (var entry : current.publishes.entrySet()) {
+      Ack ack = entry.getValue();
+      if (now - ack.sentAt > timeout && current.publishes.remove(entry.getKey(), ack)) {
+        ack.completeExceptionally(
+            CallError.of(
+                ErrorCode.UNAVAILABLE,
+                "The hub "
+                    + options.uri
+                    + " did not acknowledge a publish within "
+                    + options.requestTimeout.toMillis()
+                    + " ms; it may or may not have been relayed"));
+      }
+    }
   }
 
   /**
@@ -180,7 +218,7 @@ public final class WebSocketSpoke implements PubSub {
       return CompletableFuture.failedFuture(unavailable());
     }
     long pid = nextPid.incrementAndGet();
-    CompletableFuture<Integer> acked = new CompletableFuture<>();
+    Ack acked = new Ack(System.nanoTime());
     current.publishes.put(pid, acked);
     if (!current.send(Frames.of("PUB " + pid + " " + topic, payload))) {
       current.publishes.remove(pid);
@@ -287,7 +325,7 @@ public final class WebSocketSpoke implements PubSub {
       throw unavailable();
     }
     long id = nextPid.incrementAndGet();
-    CompletableFuture<Integer> synced = new CompletableFuture<>();
+    Ack synced = new Ack(System.nanoTime());
     current.publishes.put(id, synced);
     if (!current.send(Frames.of("SYNC " + id))) {
       current.publishes.remove(id);
@@ -380,11 +418,13 @@ public final class WebSocketSpoke implements PubSub {
     request.setSubProtocols(WebSocketHub.SUBPROTOCOL);
     request.setTimeout(options.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
     long timeout = options.connectTimeout.toMillis();
+    CompletableFuture<Session> connecting = null;
     try {
-      client.connect(new Endpoint(fresh), request).get(timeout, TimeUnit.MILLISECONDS);
+      connecting = client.connect(new Endpoint(fresh), request);
+      connecting.get(timeout, TimeUnit.MILLISECONDS);
       fresh.greeted.get(timeout, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      fresh.close();
+      fresh.abandon();
       Throwable cause = e.getCause();
       if (cause instanceof UpgradeException upgrade
           && (upgrade.getResponseStatusCode() == 401 || upgrade.getResponseStatusCode() == 403)) {
@@ -402,16 +442,21 @@ public final class WebSocketSpoke implements PubSub {
           .cause(cause)
           .build();
     } catch (TimeoutException e) {
-      fresh.close();
+      // The upgrade may still complete: the abandoned link closes whatever opens later.
+      fresh.abandon();
+      connecting.cancel(true);
       throw CallError.of(
           ErrorCode.UNAVAILABLE,
           "The hub " + options.uri + " did not answer within " + timeout + " ms");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      fresh.close();
+      fresh.abandon();
+      if (connecting != null) {
+        connecting.cancel(true);
+      }
       throw CallError.of(ErrorCode.CANCELLED, "Interrupted while connecting to " + options.uri);
     } catch (java.io.IOException e) {
-      fresh.close();
+      fresh.abandon();
       throw CallError.builder(ErrorCode.UNAVAILABLE, "Cannot connect to the hub " + options.uri)
           .cause(e)
           .build();
@@ -559,7 +604,7 @@ public final class WebSocketSpoke implements PubSub {
   /** One WebSocket connection to the hub; replaced by a new one after a drop. */
   private final class Link implements Endpoint.Events {
     final CompletableFuture<Void> greeted = new CompletableFuture<>();
-    final ConcurrentHashMap<Long, CompletableFuture<Integer>> publishes = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<Long, Ack> publishes = new ConcurrentHashMap<>();
     final ConcurrentHashMap<Long, CompletableFuture<Void>> subscribing = new ConcurrentHashMap<>();
     final AtomicBoolean lost = new AtomicBoolean();
     private volatile Session session;
@@ -632,9 +677,25 @@ public final class WebSocketSpoke implements PubSub {
       }
     }
 
+    /**
+     * Drops a connection that never became the spoke's (its connect failed or timed out): no close
+     * handshake, which a hub that does not answer would hold open until the idle timeout.
+     */
+    void abandon() {
+      lost.set(true);
+      Session s = session;
+      if (s != null) {
+        s.disconnect();
+      }
+    }
+
     @Override
     public void opened(Session session) {
       this.session = session;
+      if (lost.get()) {
+        // Given up before it opened (the connect timed out): nobody would ever close it.
+        session.disconnect();
+      }
     }
 
     @Override

@@ -67,6 +67,15 @@ class NodeSpokeInteropTest {
     }
   }
 
+  /**
+   * The Node spoke against hubs that stop answering (test/timeouts.js runs its own): a publish
+   * fails with UNAVAILABLE after its ack timeout, a connect that times out closes its socket.
+   */
+  @Test
+  void theNodeSpokeTimesOutWaitsForAHubThatStopsAnswering() throws Exception {
+    assertThat(run(client, 30, "node", "test/timeouts.js")).isZero();
+  }
+
   @Test
   void aNodeSpokeCallsServesAndStreams() throws Exception {
     CountDownLatch streamCancelled = new CountDownLatch(1);

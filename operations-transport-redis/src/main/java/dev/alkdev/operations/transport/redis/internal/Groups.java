@@ -27,18 +27,32 @@ public final class Groups {
   }
 
   /**
-   * KEYS[1] the topic's groups set; ARGV[1] the topic, ARGV[2] the payload. PUBLISHes to the topic
-   * (every plain subscriber), then to one member of each group: the members are taken in turn
-   * (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH returned 0:
-   * its connection is gone) is removed and the next one tried. Returns the plain subscribers plus
-   * the groups reached. Atomic: two publishers can never pick two members for one message.
+   * KEYS[1] the topic's groups set, KEYS[2..n+1] the members lists of the groups ARGV[3..n+2] the
+   * publisher believes the topic has; ARGV[1] the topic, ARGV[2] the payload. Every key the script
+   * touches is in KEYS (Redis's scripting rule; ACL key patterns see them), so when the set names a
+   * group the publisher did not pass, the script publishes nothing and returns {@code {-1,
+   * groups...}}: the publisher learns the groups and runs it again (D67). Otherwise it PUBLISHes to
+   * the topic (every plain subscriber), then to one member of each group: the members are taken in
+   * turn (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH
+   * returned 0: its connection is gone) is removed and the next one tried. Returns {@code {count}}:
+   * the plain subscribers plus the groups reached. Atomic: two publishers can never pick two
+   * members for one message.
    */
   public static final String PUBLISH =
       """
-      local count = redis.call('PUBLISH', ARGV[1], ARGV[2])
       local groups = redis.call('SMEMBERS', KEYS[1])
+      local keyOf = {}
+      for i = 3, #ARGV do keyOf[ARGV[i]] = KEYS[i - 1] end
       for _, group in ipairs(groups) do
-        local key = '_ops:qm:' .. string.len(group) .. ':' .. group .. ':' .. ARGV[1]
+        if not keyOf[group] then
+          local answer = {-1}
+          for _, g in ipairs(groups) do answer[#answer + 1] = g end
+          return answer
+        end
+      end
+      local count = redis.call('PUBLISH', ARGV[1], ARGV[2])
+      for _, group in ipairs(groups) do
+        local key = keyOf[group]
         local tries = redis.call('LLEN', key)
         for i = 1, tries do
           local member = redis.call('RPOPLPUSH', key, key)
@@ -53,7 +67,7 @@ public final class Groups {
           redis.call('SREM', KEYS[1], group)
         end
       end
-      return count
+      return {count}
       """;
 
   /**
