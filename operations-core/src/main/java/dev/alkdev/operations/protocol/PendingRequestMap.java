@@ -115,7 +115,8 @@ public final class PendingRequestMap implements AutoCloseable {
             inbox,
             SubscribeOptions.defaults()
                 .withBufferSize(INBOX_BUFFER)
-                .withOverflow(OverflowPolicy.REJECT),
+                .withOverflow(OverflowPolicy.REJECT)
+                .withNonBlockingHandler(),
             this::onInbox);
     this.disconnectRegistration =
         pubsub.onDisconnect(
@@ -149,6 +150,11 @@ public final class PendingRequestMap implements AutoCloseable {
    * NO_RESPONDERS (nothing serves the operation: at once, not at the deadline), DEADLINE_EXCEEDED,
    * CANCELLED, RESOURCE_EXHAUSTED (the request is too large), UNAVAILABLE (the transport went
    * away). Cancelling the future, or the options' signal, sends {@code call.aborted}.
+   *
+   * <p>The future may complete on the transport's receiving thread (the inbox is a non-blocking
+   * subscription, see {@link SubscribeOptions#withNonBlockingHandler()}): a continuation that
+   * blocks or makes a call and waits for it belongs on an executor ({@code thenApplyAsync} and
+   * kin), or it holds up the replies of every other call on that connection meanwhile.
    */
   public CompletableFuture<ResponseEnvelope<JsonNode>> call(
       String operationId, Object input, CallOptions options) {
