@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  *       SubscribeOptions#withNonBlockingHandler()}: the call protocol's own) is read by a second
  *       jnats dispatcher, and an idle mailbox runs its first messages on that dispatcher's thread
  *       instead of handing them to a delivery thread: one hand-off less on each side of a call.
- *       Other subscriptions never share a thread with them, so a slow user handler cannot hold up
- *       the protocol's replies.
+ *       Other subscriptions never share a dispatcher with them: a burst of user messages does not
+ *       queue ahead of a call's replies, and a protocol handler that blocks despite its promise
+ *       does not hold up user subscriptions.
  *   <li>{@link #maxMessageBytes()} is the smaller of the configured limit and the server's {@code
  *       max_payload}.
  *   <li>While the connection is down, publishes fail at once with UNAVAILABLE (never buffered to be
