@@ -89,9 +89,14 @@ public final class ServingNode implements AutoCloseable {
     this.announcement = announce();
     this.specsSubscription =
         pubsub.subscribe(
-            ProtocolTopics.nodeSpecs(nodeId), SubscribeOptions.defaults(), this::onSpecsRequest);
+            ProtocolTopics.nodeSpecs(nodeId),
+            SubscribeOptions.defaults().withNonBlockingHandler(),
+            this::onSpecsRequest);
     this.nodesSubscription =
-        pubsub.subscribe(ProtocolTopics.NODES, SubscribeOptions.defaults(), this::onNodes);
+        pubsub.subscribe(
+            ProtocolTopics.NODES,
+            SubscribeOptions.defaults().withNonBlockingHandler(),
+            this::onNodes);
     this.registryListener =
         registry.addListener(
             new OperationRegistry.Listener() {

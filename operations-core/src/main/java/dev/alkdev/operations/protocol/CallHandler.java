@@ -131,7 +131,10 @@ public final class CallHandler implements AutoCloseable {
                 + " ms (no call.alive)");
     this.nodeId = builder.nodeId;
     this.controlSubscription =
-        pubsub.subscribe(ProtocolTopics.CONTROL, SubscribeOptions.defaults(), this::onControl);
+        pubsub.subscribe(
+            ProtocolTopics.CONTROL,
+            SubscribeOptions.defaults().withNonBlockingHandler(),
+            this::onControl);
     this.registryListener =
         registry.addListener(
             new OperationRegistry.Listener() {
@@ -229,7 +232,7 @@ public final class CallHandler implements AutoCloseable {
         id ->
             pubsub.subscribe(
                 ProtocolTopics.request(id),
-                SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP),
+                SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP).withNonBlockingHandler(),
                 this::onRequest));
     serveOnNode(operationId);
   }
@@ -246,7 +249,7 @@ public final class CallHandler implements AutoCloseable {
         id ->
             pubsub.subscribe(
                 ProtocolTopics.nodeRequest(nodeId, id),
-                SubscribeOptions.defaults(),
+                SubscribeOptions.defaults().withNonBlockingHandler(),
                 this::onRequest));
   }
 

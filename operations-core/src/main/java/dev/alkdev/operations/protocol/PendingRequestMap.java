@@ -116,6 +116,9 @@ public final class PendingRequestMap implements AutoCloseable {
             SubscribeOptions.defaults()
                 .withBufferSize(INBOX_BUFFER)
                 .withOverflow(OverflowPolicy.REJECT),
+            // Not a non-blocking subscription (D62): the inbox completes callers' futures and
+            // delivers stream items to their subscribers, so users' continuations and onNext
+            // run here, and those may block.
             this::onInbox);
     this.disconnectRegistration =
         pubsub.onDisconnect(

@@ -34,7 +34,9 @@ public interface PubSub extends AutoCloseable {
    * Subscribes {@code handler} to {@code topic}. The handler runs on the transport's delivery
    * threads, one message at a time for this subscription; it must not block for long, and an
    * exception it throws does not end the subscription. A remote transport's subscription may take a
-   * moment to reach its broker: messages published before then may miss it.
+   * moment to reach its broker: messages published before then may miss it. A subscriber whose
+   * handler never blocks may say so ({@link SubscribeOptions#withNonBlockingHandler()}); the
+   * transport may then run the handler on its I/O thread, saving a hand-off per message.
    *
    * @throws dev.alkdev.operations.CallError UNAVAILABLE when the transport is closed
    */

@@ -55,6 +55,13 @@ import org.slf4j.LoggerFactory;
  *       SerialMailbox}; a full mailbox drops and counts the message (the publisher, on another
  *       connection, cannot be told), whatever the overflow policy, and a rate-limited warning names
  *       the slow subscription.
+ *   <li>A subscription whose handler never blocks ({@link
+ *       SubscribeOptions#withNonBlockingHandler()}: the call protocol's own) is read by a second
+ *       jnats dispatcher, and an idle mailbox runs its first messages on that dispatcher's thread
+ *       instead of handing them to a delivery thread: one hand-off less on each side of a call.
+ *       Other subscriptions never share a dispatcher with them: a burst of user messages does not
+ *       queue ahead of a call's replies, and a protocol handler that blocks despite its promise
+ *       does not hold up user subscriptions.
  *   <li>{@link #maxMessageBytes()} is the smaller of the configured limit and the server's {@code
  *       max_payload}.
  *   <li>While the connection is down, publishes fail at once with UNAVAILABLE (never buffered to be
@@ -96,6 +103,10 @@ public final class NatsPubSub implements PubSub {
   private NatsPubSub(NatsOptions options) throws IOException, InterruptedException {
     this.options = options;
     this.name = options.connectionName().orElse("nats") + "-" + INSTANCES.incrementAndGet();
+    // Unbounded in threads but not in practice: a mailbox runs one drain at a time, so the threads
+    // busy at once are at most the subscriptions with messages waiting. A fixed pool would let a
+    // few subscribers that block (user handlers may) starve every other subscription of this
+    // connection, the protocol's included when they run behind one (D63).
     this.delivery = Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-"));
     this.control =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-control-"));
@@ -453,17 +464,26 @@ public final class NatsPubSub implements PubSub {
     };
   }
 
-  /** One jnats connection with its dispatcher and receiver probes. */
+  /**
+   * One jnats connection with its dispatchers and receiver probes: one dispatcher (one thread) for
+   * the subscriptions whose handlers never block, one for the others.
+   */
   private static final class Link {
     private final AtomicBoolean down = new AtomicBoolean();
     private volatile Connection connection;
     private volatile Dispatcher dispatcher;
+    private volatile Dispatcher nonBlockingDispatcher;
     private volatile ReceiverProbes probes;
 
     void attach(Connection connection, ReceiverProbes probes) {
       this.connection = connection;
       this.dispatcher = connection.createDispatcher();
+      this.nonBlockingDispatcher = connection.createDispatcher();
       this.probes = probes;
+    }
+
+    Dispatcher dispatcher(boolean nonBlocking) {
+      return nonBlocking ? nonBlockingDispatcher : dispatcher;
     }
 
     boolean isUp() {
@@ -501,12 +521,14 @@ public final class NatsPubSub implements PubSub {
 
   /**
    * One subscription: jnats' dispatcher thread offers each message to the mailbox and returns at
-   * once; the handler runs on the delivery executor. It outlives connections: each new one gets the
+   * once; the handler runs on the delivery executor, or, for a non-blocking handler whose mailbox
+   * is idle, on the dispatcher's thread itself. It outlives connections: each new one gets the
    * subscription again.
    */
   private final class NatsSubscription implements Subscription {
     private final String topic;
     private final Optional<String> queueGroup;
+    private final boolean nonBlocking;
     private final SerialMailbox mailbox;
     private final AtomicBoolean ended = new AtomicBoolean();
     private final AtomicLong droppedOnOldConnections = new AtomicLong();
@@ -517,8 +539,15 @@ public final class NatsPubSub implements PubSub {
         String topic, SubscribeOptions options, java.util.function.Consumer<Message> handler) {
       this.topic = topic;
       this.queueGroup = options.queueGroup();
+      this.nonBlocking = options.nonBlockingHandler();
+      // Inline without a depth bound: only the dispatcher offers, and a handler running on it
+      // cannot make it offer again before returning (a publish goes to the server and back), so
+      // these runs never nest. A busy mailbox still yields to the delivery pool after a batch.
       this.mailbox =
-          SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
+          nonBlocking
+              ? SerialMailbox.create(
+                  options.bufferSize(), options.overflow(), delivery, Runnable::run, handler)
+              : SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
     }
 
     /** Subscribes on {@code target}'s connection, unless it is there already or ended. */
@@ -533,8 +562,8 @@ public final class NatsPubSub implements PubSub {
         io.nats.client.MessageHandler receive = this::receive;
         nats =
             queueGroup.isPresent()
-                ? target.dispatcher.subscribe(topic, queueGroup.get(), receive)
-                : target.dispatcher.subscribe(topic, receive);
+                ? target.dispatcher(nonBlocking).subscribe(topic, queueGroup.get(), receive)
+                : target.dispatcher(nonBlocking).subscribe(topic, receive);
         attachedTo = target;
       } catch (IllegalStateException connectionGone) {
         // That connection dropped meanwhile; the next one attaches this subscription.
@@ -584,7 +613,7 @@ public final class NatsPubSub implements PubSub {
       synchronized (this) {
         if (nats != null && attachedTo != null) {
           try {
-            attachedTo.dispatcher.unsubscribe(nats);
+            attachedTo.dispatcher(nonBlocking).unsubscribe(nats);
           } catch (IllegalStateException connectionGone) {
             // Closing or losing the connection ended it already.
           }

@@ -257,6 +257,68 @@ class NatsPubSubTest {
   }
 
   @Nested
+  class NonBlockingHandlers {
+    @Test
+    void runOnJnatsThreadWhileOtherSubscriptionsRunOnTheDeliveryPool() throws Exception {
+      NatsPubSub publisher = connect(server.url());
+      NatsPubSub subscriber = connect(server.url());
+      BlockingQueue<String> protocolThreads = new LinkedBlockingQueue<>();
+      BlockingQueue<String> userThreads = new LinkedBlockingQueue<>();
+      subscriber.subscribe(
+          "nb.protocol",
+          SubscribeOptions.defaults().withNonBlockingHandler(),
+          m -> protocolThreads.add(Thread.currentThread().getName()));
+      subscriber.subscribe(
+          "nb.user",
+          SubscribeOptions.defaults(),
+          m -> userThreads.add(Thread.currentThread().getName()));
+      subscriber.flush(WAIT);
+
+      publisher.publish("nb.protocol", bytes("p")).get(10, TimeUnit.SECONDS);
+      publisher.publish("nb.user", bytes("u")).get(10, TimeUnit.SECONDS);
+
+      assertThat(protocolThreads.poll(10, TimeUnit.SECONDS))
+          .as("an idle non-blocking subscription runs on jnats' dispatcher, no hand-off")
+          .isNotNull()
+          .doesNotContain("-delivery-");
+      assertThat(userThreads.poll(10, TimeUnit.SECONDS))
+          .as("any other subscription runs on the delivery pool")
+          .contains("-delivery-");
+    }
+
+    @Test
+    void aNonBlockingHandlerThatBlocksAnywayDoesNotHoldUpOtherSubscriptions() throws Exception {
+      NatsPubSub publisher = connect(server.url());
+      NatsPubSub subscriber = connect(server.url());
+      CountDownLatch entered = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      AtomicInteger protocolGot = new AtomicInteger();
+      subscriber.subscribe(
+          "nb.stuck",
+          SubscribeOptions.defaults().withNonBlockingHandler(),
+          m -> {
+            entered.countDown();
+            await(release); // a broken promise: a caller's continuation that waits
+            protocolGot.incrementAndGet();
+          });
+      Inbox user = new Inbox();
+      subscriber.subscribe("nb.free", SubscribeOptions.defaults(), user);
+      subscriber.flush(WAIT);
+
+      publisher.publish("nb.stuck", bytes("s0"));
+      assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+      publisher.publish("nb.stuck", bytes("s1"));
+      publisher.publish("nb.free", bytes("f"));
+
+      assertThat(user.texts(1))
+          .as("user subscriptions have a dispatcher of their own")
+          .containsExactly("f");
+      release.countDown();
+      eventually("the stuck subscription catches up, in order", () -> protocolGot.get() == 2);
+    }
+  }
+
+  @Nested
   class SlowConsumers {
     @Test
     void aSlowSubscriberDropsAndCountsWithoutHoldingUpTheConnection() throws Exception {
