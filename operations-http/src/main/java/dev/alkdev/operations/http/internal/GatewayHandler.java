@@ -468,7 +468,14 @@ public final class GatewayHandler extends Handler.Abstract {
     if (stream) {
       StreamExchange exchange =
           new StreamExchange(
-              request, response, callback, dataOnly, writers, keepAlives, config.keepAlive());
+              request,
+              response,
+              callback,
+              dataOnly,
+              writers,
+              keepAlives,
+              config.keepAlive(),
+              config.idleTimeout());
       call.demand(StreamExchange.WINDOW);
       CallRequest built = call.build();
       response.getHeaders().put(REQUEST_ID_HEADER, built.requestId());
