@@ -23,6 +23,8 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.SerializableString;
+import tools.jackson.core.io.SerializedString;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectWriter;
 
@@ -61,6 +63,15 @@ final class StreamExchange implements CallSink {
   // One writer for every stream: no root value separator, so raw framing and values alternate.
   private static final ObjectWriter WRITER = Inputs.JSON.writer().withRootValueSeparator("");
 
+  // Raw text between values, kept as bytes (copied, not encoded, per item).
+  private static final SerializableString ID = new SerializedString("id: ");
+  private static final SerializableString DATA = new SerializedString("\ndata: ");
+  private static final SerializableString EVENT_END = new SerializedString("\n\n");
+  private static final SerializableString DATA_OPEN = new SerializedString("{\"data\":");
+  private static final SerializableString META_OPEN = new SerializedString(",\"meta\":");
+  private static final SerializableString CLOSE_ONE = new SerializedString("}");
+  private static final SerializableString CLOSE_TWO = new SerializedString("}}");
+
   private static final Object KEEP_ALIVE = new Object();
   private static final Object START = new Object();
   private static final Object GONE = new Object();
@@ -97,6 +108,8 @@ final class StreamExchange implements CallSink {
   private boolean finished;
   private int owed;
   private long nextId;
+  private String metaOperationId;
+  private SerializableString metaPrefix;
 
   StreamExchange(
       Request request,
@@ -315,34 +328,47 @@ final class StreamExchange implements CallSink {
     }
     @SuppressWarnings("unchecked")
     ResponseEnvelope<JsonNode> item = (ResponseEnvelope<JsonNode>) next;
-    json.writeRaw("id: ");
-    json.writeRaw(Long.toString(nextId++));
-    json.writeRaw("\ndata: ");
+    json.writeRaw(ID);
+    json.writeNumber(nextId++);
+    json.writeRaw(DATA);
     if (dataOnly) {
       json.writeTree(item.data());
     } else {
       writeEnvelope(item);
     }
-    json.writeRaw("\n\n");
+    json.writeRaw(EVENT_END);
     owed++;
   }
 
-  // The envelope's JSON as ResponseEnvelope.toJson() has it, without building that tree.
+  /**
+   * The envelope's JSON as {@code ResponseEnvelope.toJson()} has it, without building that tree.
+   * A local meta is the same text for every item of the stream but its timestamp: that text is
+   * escaped once and copied as bytes, so only the data and the timestamp are encoded per item.
+   */
   private void writeEnvelope(ResponseEnvelope<JsonNode> item) {
-    json.writeStartObject();
-    json.writeName("data");
+    json.writeRaw(DATA_OPEN);
     json.writeTree(item.data());
-    json.writeName("meta");
     if (item.meta() instanceof LocalResponseMeta local) {
-      json.writeStartObject();
-      json.writeStringProperty("source", local.source().wireName());
-      json.writeStringProperty("operationId", local.operationId());
-      json.writeNumberProperty("timestamp", local.timestamp());
-      json.writeEndObject();
+      json.writeRaw(localMeta(local.operationId()));
+      json.writeNumber(local.timestamp());
+      json.writeRaw(CLOSE_TWO);
     } else {
+      json.writeRaw(META_OPEN);
       json.writeTree(item.meta().toJson());
+      json.writeRaw(CLOSE_ONE);
     }
-    json.writeEndObject();
+  }
+
+  private SerializableString localMeta(String operationId) {
+    if (!operationId.equals(metaOperationId)) {
+      metaOperationId = operationId;
+      metaPrefix =
+          new SerializedString(
+              ",\"meta\":{\"source\":\"local\",\"operationId\":"
+                  + WRITER.writeValueAsString(operationId)
+                  + ",\"timestamp\":");
+    }
+    return metaPrefix;
   }
 
   /** Starts a write of what the buffer holds, if it holds anything (or the stream ends). */
