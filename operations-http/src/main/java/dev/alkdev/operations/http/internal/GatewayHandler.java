@@ -290,9 +290,7 @@ public final class GatewayHandler extends Handler.Abstract {
     }
     if (origin.isEmpty()) {
       String site = request.getHeaders().get("Sec-Fetch-Site");
-      if (site != null
-          && !site.equalsIgnoreCase("same-origin")
-          && !site.equalsIgnoreCase("none")) {
+      if (site != null && !site.equalsIgnoreCase("same-origin") && !site.equalsIgnoreCase("none")) {
         throw Errors.of(
             ErrorCode.ACCESS_DENIED,
             "Requests from another site are refused (Sec-Fetch-Site: "

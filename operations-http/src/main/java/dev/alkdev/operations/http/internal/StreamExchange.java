@@ -341,8 +341,8 @@ final class StreamExchange implements CallSink {
   }
 
   /**
-   * The envelope's JSON as {@code ResponseEnvelope.toJson()} has it, without building that tree.
-   * A local meta is the same text for every item of the stream but its timestamp: that text is
+   * The envelope's JSON as {@code ResponseEnvelope.toJson()} has it, without building that tree. A
+   * local meta is the same text for every item of the stream but its timestamp: that text is
    * escaped once and copied as bytes, so only the data and the timestamp are encoded per item.
    */
   private void writeEnvelope(ResponseEnvelope<JsonNode> item) {
@@ -407,7 +407,9 @@ final class StreamExchange implements CallSink {
     json = WRITER.createGenerator(bytes);
   }
 
-  /** The stream broke (client gone, write failed or stalled): stop the handler, end the exchange. */
+  /**
+   * The stream broke (client gone, write failed or stalled): stop the handler, end the exchange.
+   */
   private void fail(Throwable failure) {
     if (finished) {
       return;
