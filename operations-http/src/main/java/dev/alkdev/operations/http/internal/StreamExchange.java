@@ -279,7 +279,9 @@ final class StreamExchange implements CallSink {
       return;
     }
     if (next == STALLED) {
-      if (writing) {
+      long since = writingSince;
+      // Checked again here: the write the timer saw may have completed and another begun since.
+      if (writing && since != 0 && System.nanoTime() - since > stallNanos) {
         fail(
             new TimeoutException(
                 "the client read nothing of its stream for "
