@@ -304,6 +304,7 @@ public final class HttpGateway implements AutoCloseable {
               loopback,
               Set.copyOf(allowedHosts),
               keepAlive,
+              idleTimeout,
               console,
               title);
       GatewayHandler handler = new GatewayHandler(server, config, threads);

@@ -22,6 +22,13 @@ final class Fixtures {
   /** Counted down when demo.slow's handler sees its cancellation. */
   final CountDownLatch slowCancelled = new CountDownLatch(1);
 
+  /** Counted down when a demo.big stream's handler ends (it runs until cancelled). */
+  final CountDownLatch bigCancelled = new CountDownLatch(1);
+
+  /** demo.big handlers that have ended. */
+  final java.util.concurrent.atomic.AtomicInteger bigEnded =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   final AtomicReference<String> lastEventId = new AtomicReference<>();
 
   /** Items demo.big has emitted so far. */
@@ -128,9 +135,14 @@ final class Fixtures {
         Handler.emitter(
             (input, ctx, emitter) -> {
               String chunk = "x".repeat(64 * 1024);
-              while (!emitter.isCancelled()) {
-                emitter.emit(chunk);
-                bigEmitted.incrementAndGet();
+              try {
+                while (!emitter.isCancelled()) {
+                  emitter.emit(chunk);
+                  bigEmitted.incrementAndGet();
+                }
+              } finally {
+                bigEnded.incrementAndGet();
+                bigCancelled.countDown();
               }
             }));
     registry.register(

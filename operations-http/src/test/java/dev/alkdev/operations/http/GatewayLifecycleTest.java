@@ -151,6 +151,56 @@ class GatewayLifecycleTest extends GatewayTestSupport {
   }
 
   @Test
+  void streamsToClientsThatNeverReadHoldNoThreadAndAreCut() throws Exception {
+    Fixtures fixtures = new Fixtures();
+    List<java.net.Socket> stalled = new java.util.ArrayList<>();
+    try (HttpGateway gateway =
+        HttpGateway.builder(fixtures.registry)
+            .maxThreads(8)
+            .idleTimeout(Duration.ofSeconds(4))
+            .keepAliveInterval(Duration.ofMillis(100))
+            .start()) {
+      // More endless streams than the server has threads, to clients that never read: a write
+      // that waited for its client on a pool thread would leave none to answer anyone else. (Fewer
+      // than the registry's 16 handler threads on Java 17: each endless handler holds one.)
+      for (int i = 0; i < 12; i++) {
+        java.net.Socket socket = new java.net.Socket();
+        socket.setReceiveBufferSize(4096);
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", gateway.port()));
+        socket
+            .getOutputStream()
+            .write(
+                "GET /ops/demo.big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        stalled.add(socket);
+      }
+      Thread.sleep(500);
+      long start = System.nanoTime();
+      assertThat(get(gateway, "/ops/demo.echo?message=still").statusCode()).isEqualTo(200);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+      // After the idle timeout without a byte taken, the streams are cut and their handlers
+      // cancelled: the server closes the connection (the client reads what was sent, then EOF).
+      waitUntil(() -> fixtures.bigEnded.get() == stalled.size(), Duration.ofSeconds(20));
+      java.net.Socket first = stalled.get(0);
+      first.setSoTimeout(15_000);
+      java.io.InputStream in = first.getInputStream();
+      byte[] buffer = new byte[65536];
+      long read = 0;
+      int n;
+      while ((n = in.read(buffer)) >= 0) {
+        read += n;
+        // What was in flight when the stream was cut, not a stream that goes on.
+        assertThat(read).isLessThan(64L << 20);
+      }
+    } finally {
+      for (java.net.Socket socket : stalled) {
+        socket.close();
+      }
+      fixtures.registry.close();
+    }
+  }
+
+  @Test
   void aTakenPortIsAClearError() {
     Fixtures fixtures = new Fixtures();
     try (HttpGateway first = HttpGateway.builder(fixtures.registry).start()) {
@@ -165,9 +215,14 @@ class GatewayLifecycleTest extends GatewayTestSupport {
 
   private static void waitUntil(java.util.function.BooleanSupplier condition)
       throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    waitUntil(condition, Duration.ofSeconds(10));
+  }
+
+  private static void waitUntil(java.util.function.BooleanSupplier condition, Duration limit)
+      throws InterruptedException {
+    long until = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("condition not reached in 10 s").isLessThan(until);
+      assertThat(System.nanoTime()).as("condition not reached in " + limit).isLessThan(until);
       Thread.sleep(10);
     }
   }

@@ -183,6 +183,33 @@ class HostileRequestTest extends GatewayTestSupport {
   }
 
   @Test
+  void aCrossSiteGetWithoutOriginIsRefusedByFetchMetadata() throws Exception {
+    // What a browser sends for <img src> or a link from another site: no Origin, only the site.
+    for (String site : List.of("cross-site", "same-site")) {
+      for (String path : List.of("/ops/demo.echo?message=x", "/ops/demo.ticks?count=1", "/ops")) {
+        HttpResponse<String> refused =
+            send(request(gateway, path).header("Sec-Fetch-Site", site).build());
+        assertThat(refused.statusCode()).as(site + " " + path).isEqualTo(403);
+        assertThat(json(refused).at("/error/message").asString()).contains("another site");
+      }
+    }
+    // The gateway's own pages, and a URL the user typed, pass.
+    for (String site : List.of("same-origin", "none")) {
+      HttpResponse<String> passed =
+          send(request(gateway, "/ops/demo.echo?message=x").header("Sec-Fetch-Site", site).build());
+      assertThat(passed.statusCode()).as(site).isEqualTo(200);
+    }
+    // A configured CORS origin calls across sites with its Origin.
+    HttpResponse<String> cors =
+        send(
+            request(gateway, "/ops/demo.echo?message=x")
+                .header("Sec-Fetch-Site", "cross-site")
+                .header("Origin", "https://app.example")
+                .build());
+    assertThat(cors.statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void corsPreflightIsAnsweredOnlyForConfiguredOrigins() throws Exception {
     String ok =
         raw(

@@ -14,5 +14,6 @@ public record GatewayConfig(
     boolean loopbackOnly,
     Set<String> allowedHosts,
     Duration keepAlive,
+    Duration idleTimeout,
     boolean console,
     String title) {}

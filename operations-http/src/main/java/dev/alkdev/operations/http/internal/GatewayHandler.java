@@ -278,11 +278,25 @@ public final class GatewayHandler extends Handler.Abstract {
   }
 
   /**
-   * A request from a page of another origin (browsers send Origin with it) is refused unless that
-   * origin is allowed: it could otherwise make the user's browser call operations.
+   * A request from a page of another origin is refused unless that origin is allowed: it could
+   * otherwise make the user's browser call operations. Browsers send Origin with every POST and
+   * every CORS request, but not with a plain cross-site GET (an image, a link, a no-cors fetch);
+   * for those, Fetch Metadata tells: {@code Sec-Fetch-Site} other than {@code same-origin} or
+   * {@code none} (the user typed the URL) without an Origin is refused too (D65).
    */
   private void checkOrigin(Request request, Optional<String> origin, boolean cors) {
-    if (origin.isEmpty() || cors) {
+    if (cors) {
+      return;
+    }
+    if (origin.isEmpty()) {
+      String site = request.getHeaders().get("Sec-Fetch-Site");
+      if (site != null && !site.equalsIgnoreCase("same-origin") && !site.equalsIgnoreCase("none")) {
+        throw Errors.of(
+            ErrorCode.ACCESS_DENIED,
+            "Requests from another site are refused (Sec-Fetch-Site: "
+                + Inputs.printable(site)
+                + "): only the gateway's own pages and configured origins may call");
+      }
       return;
     }
     String value = origin.get().toLowerCase(Locale.ROOT);
@@ -468,7 +482,14 @@ public final class GatewayHandler extends Handler.Abstract {
     if (stream) {
       StreamExchange exchange =
           new StreamExchange(
-              request, response, callback, dataOnly, writers, keepAlives, config.keepAlive());
+              request,
+              response,
+              callback,
+              dataOnly,
+              writers,
+              keepAlives,
+              config.keepAlive(),
+              config.idleTimeout());
       call.demand(StreamExchange.WINDOW);
       CallRequest built = call.build();
       response.getHeaders().put(REQUEST_ID_HEADER, built.requestId());

@@ -1,13 +1,14 @@
 package dev.alkdev.operations.http.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.envelope.LocalResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.serving.CallSink;
 import dev.alkdev.operations.serving.ServedCall;
-import dev.alkdev.operations.sse.SseEvent;
-import dev.alkdev.operations.sse.SseWriter;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -15,38 +16,71 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.SerializableString;
+import tools.jackson.core.io.SerializedString;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectWriter;
 
 /**
- * A stream's sink: items as Server-Sent Events, written by {@link SseWriter}.
+ * A stream's sink: items as Server-Sent Events, written with Jetty's asynchronous writes.
  *
- * <p>The pipeline's threads never block here: signals go into a queue and a writer task on the
- * server's pool writes them (one at a time per stream), flushing whenever it has caught up. The
- * caller's demand is a window of {@link #WINDOW} items, topped up as items are written, so a client
- * that reads slowly slows the handler instead of filling memory. An idle stream gets a keep-alive
- * comment every interval; a write that fails (the client went away) cancels the call, and with it
- * the handler.
+ * <p>No thread ever blocks here, on the pipeline's side or the client's: signals go into a queue
+ * and a drain task on the server's pool (one at a time per stream) encodes them into a byte buffer
+ * and hands that buffer to {@link Response#write} with a callback. While one write is under way the
+ * next items collect in a second buffer, which goes out as one write when the first completes: a
+ * busy stream is written in large batches, an idle one item by item. The caller's demand is a
+ * window of {@link #WINDOW} items, given back as items are encoded, but held back while the buffer
+ * waiting behind a write holds {@link #HIGH_WATER} bytes or more: a client that reads slowly slows
+ * the handler, and a stream's memory stays bounded (two buffers of about that size). A write that
+ * has not completed after the idle timeout (a client that stopped reading) cuts the stream and
+ * cancels the handler; so does a failed write (the client went away).
  *
  * <p>Each item is an event with an id (its number in the stream, counted on from a numeric {@code
- * Last-Event-ID}); the end is an event {@code call.completed}, or {@code call.error} with the error
- * shape as data. A call refused before its stream began is answered as a plain JSON error with its
- * status instead.
+ * Last-Event-ID}) and its envelope (or data) as one {@code data:} line, written by a streaming
+ * {@link JsonGenerator} straight into the buffer, with no tree built for the envelope. One line is
+ * enough: compact JSON has no raw CR or LF (a string's line ends are escaped), and those are the
+ * only line ends of {@code text/event-stream}. The end is an event {@code call.completed}, or
+ * {@code call.error} with the error shape as data. A call refused before its stream began is
+ * answered as a plain JSON error with its status instead.
  */
 final class StreamExchange implements CallSink {
   /** Items the handler may send ahead of what the client has taken. */
   static final int WINDOW = 32;
 
+  /** Bytes waiting behind a write at which demand is held back. */
+  static final int HIGH_WATER = 64 * 1024;
+
+  /** Bytes at which the drain starts a write without waiting to catch up with the queue. */
+  private static final int BATCH = 16 * 1024;
+
+  // One writer for every stream: no root value separator, so raw framing and values alternate.
+  private static final ObjectWriter WRITER = Inputs.JSON.writer().withRootValueSeparator("");
+
+  // Raw text between values, kept as bytes (copied, not encoded, per item).
+  private static final SerializableString ID = new SerializedString("id: ");
+  private static final SerializableString DATA = new SerializedString("\ndata: ");
+  private static final SerializableString EVENT_END = new SerializedString("\n\n");
+  private static final SerializableString DATA_OPEN = new SerializedString("{\"data\":");
+  private static final SerializableString META_OPEN = new SerializedString(",\"meta\":");
+  private static final SerializableString CLOSE_ONE = new SerializedString("}");
+  private static final SerializableString CLOSE_TWO = new SerializedString("}}");
+
   private static final Object KEEP_ALIVE = new Object();
   private static final Object START = new Object();
   private static final Object GONE = new Object();
+  private static final Object WRITTEN = new Object();
+  private static final Object STALLED = new Object();
 
   private record End(CallError error) {}
+
+  private record WriteFailed(Throwable failure) {}
 
   private final Request request;
   private final Response response;
@@ -55,18 +89,27 @@ final class StreamExchange implements CallSink {
   private final Executor writers;
   private final ScheduledExecutorService timer;
   private final Duration keepAlive;
+  private final long stallNanos;
   private final Queue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pending = new AtomicInteger();
+  private final Callback written = Callback.from(this::writeDone, this::writeFailed);
   private volatile ServedCall call;
   private volatile boolean open;
   private volatile boolean wroteSinceTick;
+  private volatile long writingSince; // System.nanoTime() of the write under way, 0 when none
   private volatile ScheduledFuture<?> ticks; // set on the request thread, cancelled from others
 
-  // Only the writer task touches these (one at a time).
-  private SseWriter sse;
+  // Only the drain task touches these (one at a time).
+  private final Bytes bytes = new Bytes();
+  private JsonGenerator json;
+  private boolean started;
+  private boolean writing;
+  private boolean ending;
   private boolean finished;
-  private boolean unflushed;
+  private int owed;
   private long nextId;
+  private String metaOperationId;
+  private SerializableString metaPrefix;
 
   StreamExchange(
       Request request,
@@ -75,7 +118,8 @@ final class StreamExchange implements CallSink {
       boolean dataOnly,
       Executor writers,
       ScheduledExecutorService timer,
-      Duration keepAlive) {
+      Duration keepAlive,
+      Duration stallTimeout) {
     this.request = request;
     this.response = response;
     this.callback = callback;
@@ -83,6 +127,7 @@ final class StreamExchange implements CallSink {
     this.writers = writers;
     this.timer = timer;
     this.keepAlive = keepAlive;
+    this.stallNanos = stallTimeout.toNanos();
     this.nextId = firstId(request);
   }
 
@@ -119,10 +164,9 @@ final class StreamExchange implements CallSink {
     this.call = served;
     queue.add(START);
     open = true;
+    long period = keepAlive.toMillis();
     try {
-      ticks =
-          timer.scheduleAtFixedRate(
-              this::tick, keepAlive.toMillis(), keepAlive.toMillis(), TimeUnit.MILLISECONDS);
+      ticks = timer.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // the gateway is stopping: the stream ends with it
     }
@@ -154,11 +198,29 @@ final class StreamExchange implements CallSink {
   }
 
   private void tick() {
+    long since = writingSince;
+    if (since != 0 && System.nanoTime() - since > stallNanos) {
+      queue.add(STALLED);
+      schedule();
+      return;
+    }
     if (!wroteSinceTick) {
       queue.add(KEEP_ALIVE);
       schedule();
     }
     wroteSinceTick = false;
+  }
+
+  private void writeDone() {
+    writingSince = 0;
+    queue.add(WRITTEN);
+    schedule();
+  }
+
+  private void writeFailed(Throwable failure) {
+    writingSince = 0;
+    queue.add(new WriteFailed(failure));
+    schedule();
   }
 
   private void schedule() {
@@ -181,26 +243,19 @@ final class StreamExchange implements CallSink {
       Object next;
       while (!finished && (next = queue.poll()) != null) {
         try {
-          int written = write(next);
-          if (written > 0 && !finished) {
-            // Demand goes back as soon as an item is in the writer's buffer; a producer that
-            // answers at once (on this thread) refills the queue and the loop goes on writing.
-            call.request(written);
+          take(next);
+          if (!finished && !writing && (bytes.size >= BATCH || queue.isEmpty())) {
+            send();
           }
-          if (!finished && queue.isEmpty() && unflushed) {
-            // Caught up: what the buffer holds goes out now. A busy stream is flushed when the
-            // writer's buffer fills, as a bare writer would, not once per item.
-            sse.flush();
-            unflushed = false;
+          if (!finished && owed > 0 && (!writing || bytes.size < HIGH_WATER)) {
+            // Demand goes back once the items are encoded; a producer that answers at once (on
+            // this thread) refills the queue and the loop goes on encoding into the same batch.
+            int n = owed;
+            owed = 0;
+            call.request(n);
           }
         } catch (RuntimeException e) {
-          // The client went away (or the stream broke): stop the handler, end the exchange.
-          finished = true;
-          stop();
-          if (call != null) {
-            call.cancel(UnaryExchange.CLIENT_GONE);
-          }
-          callback.failed(e);
+          fail(e);
         }
       }
       if (finished) {
@@ -213,58 +268,137 @@ final class StreamExchange implements CallSink {
     }
   }
 
-  /** Writes one signal; returns the items written (for the window). */
-  private int write(Object next) {
+  /** Takes one signal: encodes it into the buffer, or acts on a write's outcome. */
+  private void take(Object next) {
+    if (next == WRITTEN) {
+      writing = false;
+      return;
+    }
+    if (next instanceof WriteFailed failed) {
+      fail(failed.failure());
+      return;
+    }
+    if (next == STALLED) {
+      long since = writingSince;
+      // Checked again here: the write the timer saw may have completed and another begun since.
+      if (writing && since != 0 && System.nanoTime() - since > stallNanos) {
+        fail(
+            new TimeoutException(
+                "the client read nothing of its stream for "
+                    + Duration.ofNanos(stallNanos).toMillis()
+                    + " ms"));
+      }
+      return;
+    }
     if (next == GONE) {
-      finished = true;
+      finish();
       callback.failed(UnaryExchange.CLIENT_GONE);
-      return 0;
+      return;
     }
-    if (sse == null && next instanceof End end && end.error() != null) {
+    if (ending) {
+      return; // the stream has ended: late keep-alives have nothing to keep
+    }
+    if (!started && next instanceof End end && end.error() != null) {
       // Refused before the stream began: a plain JSON error with its status.
-      finished = true;
-      stop();
+      finish();
       GatewayHandler.writeError(request, response, callback, end.error());
-      return 0;
+      return;
     }
-    ensureStarted();
+    start();
     wroteSinceTick = true;
     if (next == START) {
-      sse.flush(); // the headers go out: the client's EventSource opens
-      return 0;
+      if (!writing) {
+        sendNow(false); // the headers go out: the client's EventSource opens
+      }
+      return;
     }
     if (next == KEEP_ALIVE) {
-      sse.comment("");
-      sse.flush();
-      return 0;
+      json.writeRaw(":\n");
+      return;
     }
     if (next instanceof End end) {
-      finished = true;
       stop();
       if (end.error() == null) {
-        sse.write(SseEvent.message("{}").withType("call.completed"));
+        json.writeRaw("event: call.completed\ndata: {}\n\n");
       } else {
-        sse.write(
-            SseEvent.message(Inputs.JSON.writeValueAsString(Errors.body(end.error())))
-                .withType("call.error"));
+        json.writeRaw("event: call.error\ndata: ");
+        json.writeTree(Errors.body(end.error()));
+        json.writeRaw("\n\n");
       }
-      sse.close(); // flushes and ends the response
-      callback.succeeded();
-      return 0;
+      ending = true;
+      return;
     }
     @SuppressWarnings("unchecked")
     ResponseEnvelope<JsonNode> item = (ResponseEnvelope<JsonNode>) next;
-    JsonNode data = dataOnly ? item.data() : item.toJson();
-    sse.write(
-        SseEvent.message(Inputs.JSON.writeValueAsString(data)).withId(Long.toString(nextId++)));
-    unflushed = true;
-    return 1;
+    json.writeRaw(ID);
+    json.writeNumber(nextId++);
+    json.writeRaw(DATA);
+    if (dataOnly) {
+      json.writeTree(item.data());
+    } else {
+      writeEnvelope(item);
+    }
+    json.writeRaw(EVENT_END);
+    owed++;
   }
 
-  private void ensureStarted() {
-    if (sse != null) {
+  /**
+   * The envelope's JSON as {@code ResponseEnvelope.toJson()} has it, without building that tree. A
+   * local meta is the same text for every item of the stream but its timestamp: that text is
+   * escaped once and copied as bytes, so only the data and the timestamp are encoded per item.
+   */
+  private void writeEnvelope(ResponseEnvelope<JsonNode> item) {
+    json.writeRaw(DATA_OPEN);
+    json.writeTree(item.data());
+    if (item.meta() instanceof LocalResponseMeta local) {
+      json.writeRaw(localMeta(local.operationId()));
+      json.writeNumber(local.timestamp());
+      json.writeRaw(CLOSE_TWO);
+    } else {
+      json.writeRaw(META_OPEN);
+      json.writeTree(item.meta().toJson());
+      json.writeRaw(CLOSE_ONE);
+    }
+  }
+
+  private SerializableString localMeta(String operationId) {
+    if (!operationId.equals(metaOperationId)) {
+      metaOperationId = operationId;
+      metaPrefix =
+          new SerializedString(
+              ",\"meta\":{\"source\":\"local\",\"operationId\":"
+                  + WRITER.writeValueAsString(operationId)
+                  + ",\"timestamp\":");
+    }
+    return metaPrefix;
+  }
+
+  /** Starts a write of what the buffer holds, if it holds anything (or the stream ends). */
+  private void send() {
+    json.flush();
+    if (bytes.size > 0 || ending) {
+      sendNow(ending);
+    }
+  }
+
+  private void sendNow(boolean last) {
+    json.flush();
+    ByteBuffer out = bytes.take();
+    writing = true;
+    writingSince = System.nanoTime() | 1; // never 0 while writing
+    if (last) {
+      finish();
+      response.write(true, out, Callback.from(callback::succeeded, callback::failed));
+    } else {
+      response.write(false, out, written);
+    }
+  }
+
+  private void start() {
+    if (started) {
       return;
     }
+    started = true;
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
@@ -272,15 +406,37 @@ final class StreamExchange implements CallSink {
     if (dataOnly) {
       response.getHeaders().put("Preference-Applied", "return=minimal");
     }
-    OutputStream out = Content.Sink.asOutputStream(response);
-    sse = SseWriter.to(out);
+    json = WRITER.createGenerator(bytes);
+  }
+
+  /**
+   * The stream broke (client gone, write failed or stalled): stop the handler, end the exchange.
+   */
+  private void fail(Throwable failure) {
+    if (finished) {
+      return;
+    }
+    finish();
+    ServedCall c = call;
+    if (c != null) {
+      c.cancel(UnaryExchange.CLIENT_GONE);
+    }
+    callback.failed(failure);
+  }
+
+  private void finish() {
+    finished = true;
+    stop();
+    if (json != null) {
+      json.close(); // its buffers go back to Jackson's pool; the bytes are already taken
+    }
   }
 
   /** The exchange failed under us (client gone, idle timeout, server stopping). */
   private void clientGone() {
     ServedCall c = call;
     if (c != null && c.cancel(UnaryExchange.CLIENT_GONE)) {
-      // The sink hears nothing more; wake the writer so it notices and ends.
+      // The sink hears nothing more; wake the drain so it notices and ends.
       queue.add(GONE);
       stop();
       schedule();
@@ -291,6 +447,43 @@ final class StreamExchange implements CallSink {
     ScheduledFuture<?> t = ticks;
     if (t != null) {
       t.cancel(false);
+    }
+  }
+
+  /**
+   * Two byte arrays taken in turn: one being written by Jetty, the other filling. Jetty holds a
+   * written buffer until its callback, so the filling one is never the one under way.
+   */
+  private static final class Bytes extends OutputStream {
+    private byte[] filling = new byte[BATCH + 1024];
+    private byte[] spare = new byte[BATCH + 1024];
+    int size;
+
+    @Override
+    public void write(int b) {
+      if (size == filling.length) {
+        filling = Arrays.copyOf(filling, filling.length * 2);
+      }
+      filling[size++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      if (size + len > filling.length) {
+        filling = Arrays.copyOf(filling, Math.max(filling.length * 2, size + len));
+      }
+      System.arraycopy(b, off, filling, size, len);
+      size += len;
+    }
+
+    /** What has filled, to be written; the other array fills next. */
+    ByteBuffer take() {
+      ByteBuffer out = ByteBuffer.wrap(filling, 0, size);
+      byte[] next = spare;
+      spare = filling;
+      filling = next;
+      size = 0;
+      return out;
     }
   }
 }
