@@ -43,6 +43,7 @@ public final class InProcessPubSub implements PubSub {
   private final ExecutorService ownedExecutor;
   private final int maxMessageBytes;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
+  private final TransportCounters counters = TransportCounters.create();
   private volatile boolean closed;
 
   private InProcessPubSub(Builder builder) {
@@ -105,6 +106,7 @@ public final class InProcessPubSub implements PubSub {
               .retryable(false) // the same message is as large next time
               .build());
     }
+    counters.published(payload.length);
     Topic target = topics.get(topic);
     if (target == null) {
       return CompletableFuture.completedFuture(0);
@@ -114,16 +116,24 @@ public final class InProcessPubSub implements PubSub {
     boolean rejected = false;
     for (Sub sub : target.plain) {
       switch (sub.mailbox.offer(message)) {
-        case ACCEPTED -> receivers++;
+        case ACCEPTED -> {
+          receivers++;
+          counters.received(payload.length);
+        }
         case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
+        case DROPPED -> counters.dropped();
+        case CLOSED -> {}
       }
     }
     for (Group group : target.groups.values()) {
       switch (group.offer(message)) {
-        case ACCEPTED -> receivers++;
+        case ACCEPTED -> {
+          receivers++;
+          counters.received(payload.length);
+        }
         case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
+        case DROPPED -> counters.dropped();
+        case CLOSED -> {}
       }
     }
     if (rejected) {
@@ -166,6 +176,16 @@ public final class InProcessPubSub implements PubSub {
   @Override
   public boolean trustsPayloadIdentity() {
     return true;
+  }
+
+  /**
+   * {@inheritDoc} Here a message counts as received when a subscription's buffer takes it, and as
+   * dropped when a full one drops it (DROP_NEWEST); a rejected one (REJECT) fails the publish
+   * instead. There are no reconnects or slow-consumer events in process.
+   */
+  @Override
+  public TransportStats transportStats() {
+    return counters.snapshot();
   }
 
   @Override
@@ -250,6 +270,8 @@ public final class InProcessPubSub implements PubSub {
         }
         if (offer == Outcome.REJECTED) {
           result = Outcome.REJECTED;
+        } else if (offer == Outcome.DROPPED && result == Outcome.CLOSED) {
+          result = Outcome.DROPPED; // every member full: the message is lost, and counted
         }
       }
       return result;
