@@ -2,6 +2,7 @@ package dev.alkdev.operations.http.internal;
 
 import dev.alkdev.operations.http.Authenticator;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -15,4 +16,5 @@ public record GatewayConfig(
     Set<String> allowedHosts,
     Duration keepAlive,
     boolean console,
-    String title) {}
+    String title,
+    Map<String, TextRoute> textRoutes) {}
