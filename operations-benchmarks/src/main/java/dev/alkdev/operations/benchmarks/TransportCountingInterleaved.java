@@ -7,10 +7,10 @@ import java.util.Arrays;
 
 /**
  * What the transport statistics (D60) cost: the in-process transport, the cheapest one (so the
- * counting weighs most there), publishing to one inline subscriber, against the counting alone
- * (one {@code published} and one {@code received}, what each such message adds), measured
- * interleaved round after round so both see the same load. Prints ns per message of each, their
- * p50 over the rounds, and the counting's share of a publish.
+ * counting weighs most there), publishing to one inline subscriber, against the counting alone (one
+ * {@code published} and one {@code received}, what each such message adds), measured interleaved
+ * round after round so both see the same load. Prints ns per message of each, their p50 over the
+ * rounds, and the counting's share of a publish.
  *
  * <pre>java -cp operations-benchmarks/target/benchmarks.jar \
  *   dev.alkdev.operations.benchmarks.TransportCountingInterleaved [rounds]</pre>
@@ -45,8 +45,10 @@ public final class TransportCountingInterleaved {
       }
       double publish = (double) nanos[0][rounds / 2] / MESSAGES;
       double counting = (double) nanos[1][rounds / 2] / MESSAGES;
-      System.out.printf("in-process publish + inline delivery, counted: p50 %.1f ns/message%n", publish);
-      System.out.printf("the counting alone (published + received):  p50 %.1f ns/message%n", counting);
+      System.out.printf(
+          "in-process publish + inline delivery, counted: p50 %.1f ns/message%n", publish);
+      System.out.printf(
+          "the counting alone (published + received):  p50 %.1f ns/message%n", counting);
       System.out.printf("counting's share of a publish: %.1f%%%n", 100 * counting / publish);
       if (sink[0] == 42 || counters.snapshot().published() == 42) {
         System.out.println(); // keeps the work observable

@@ -33,7 +33,8 @@ class MetricsServeTest {
     try {
       serving.awaitErr("ready;");
       String out = serving.out().toString();
-      Matcher http = Pattern.compile("serving on http\\S*\\s+(http://127\\.0\\.0\\.1:\\d+/)").matcher(out);
+      Matcher http =
+          Pattern.compile("serving on http\\S*\\s+(http://127\\.0\\.0\\.1:\\d+/)").matcher(out);
       Matcher ws = Pattern.compile("(ws://127\\.0\\.0\\.1:\\d+/ws)").matcher(out);
       assertThat(http.find()).as(out).isTrue();
       assertThat(ws.find()).as(out).isTrue();
@@ -75,7 +76,9 @@ class MetricsServeTest {
               samples.get(
                   "operations_transport_messages_total{direction=\"received\",transport=\"ws\"}"))
           .isGreaterThanOrEqualTo(2.0);
-      assertThat(samples.get("operations_transport_bytes_total{direction=\"published\",transport=\"ws\"}"))
+      assertThat(
+              samples.get(
+                  "operations_transport_bytes_total{direction=\"published\",transport=\"ws\"}"))
           .isPositive();
       assertThat(samples.get("operations_transport_reconnects_total{transport=\"ws\"}")).isZero();
       assertThat(samples.get("operations_serving_capacity{server=\"ops\"}")).isPositive();

@@ -3,8 +3,9 @@ package dev.alkdev.operations.pubsub;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The counters behind {@link PubSub#transportStats()}, for implementations to reuse: striped adders, so that
- * publishers and delivery threads counting at once do not contend on one cache line. Thread-safe.
+ * The counters behind {@link PubSub#transportStats()}, for implementations to reuse: striped
+ * adders, so that publishers and delivery threads counting at once do not contend on one cache
+ * line. Thread-safe.
  */
 public final class TransportCounters {
   private final LongAdder published = new LongAdder();

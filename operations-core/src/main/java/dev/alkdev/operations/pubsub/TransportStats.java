@@ -9,8 +9,8 @@ package dev.alkdev.operations.pubsub;
  * @param publishedBytes payload bytes of those messages
  * @param received messages this transport's subscriptions were handed
  * @param receivedBytes payload bytes of those messages
- * @param dropped messages lost on the way in because a receiving buffer was full, or on the way
- *     out because the connection could not take them
+ * @param dropped messages lost on the way in because a receiving buffer was full, or on the way out
+ *     because the connection could not take them
  * @param reconnects times a remote transport got its connection back after losing it
  * @param slowConsumerEvents times a broker or peer reported or cut a consumer that fell behind
  */

@@ -6,23 +6,23 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.http.internal.GatewayConfig;
 import dev.alkdev.operations.http.internal.GatewayHandler;
+import dev.alkdev.operations.http.internal.TextRoute;
 import dev.alkdev.operations.serving.OperationServer;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import dev.alkdev.operations.http.internal.TextRoute;
-import java.util.function.Supplier;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * Serves a registry's operations over HTTP: each operation at {@code /ops/{operationId}} (JSON in,

@@ -27,9 +27,12 @@ class TextRouteTest extends GatewayTestSupport {
     try (HttpGateway gateway =
         HttpGateway.builder(fixtures.registry)
             .route("/metrics", PROMETHEUS, () -> "scrapes " + scrapes.incrementAndGet() + "\n")
-            .route("/broken", "text/plain", () -> {
-              throw new IllegalStateException("boom");
-            })
+            .route(
+                "/broken",
+                "text/plain",
+                () -> {
+                  throw new IllegalStateException("boom");
+                })
             .start()) {
       HttpResponse<String> first = get(gateway, "/metrics");
       assertThat(first.statusCode()).isEqualTo(200);
@@ -69,8 +72,7 @@ class TextRouteTest extends GatewayTestSupport {
     try (HttpGateway gateway =
         HttpGateway.builder(fixtures.registry)
             .authenticator(
-                token ->
-                    token.equals("good") ? Optional.of(Identity.of("ops")) : Optional.empty())
+                token -> token.equals("good") ? Optional.of(Identity.of("ops")) : Optional.empty())
             .route("/metrics", PROMETHEUS, () -> "up 1\n")
             .start()) {
       assertThat(get(gateway, "/metrics").statusCode()).isEqualTo(401);

@@ -49,8 +49,8 @@ import tools.jackson.databind.JsonNode;
  *   <li>{@code operations.calls.active} (gauge, tag {@code kind} = {@code unary} | {@code stream}):
  *       calls started and not yet ended;
  *   <li>{@code operations.upstream.http.responses} (counter, tag {@code status}): upstream HTTP
- *       statuses of unary calls answered by an HTTP adapter (OpenAPI), read from the result's {@link
- *       HttpResponseMeta} or, for a non-2xx answer, from the EXECUTION_ERROR's details;
+ *       statuses of unary calls answered by an HTTP adapter (OpenAPI), read from the result's
+ *       {@link HttpResponseMeta} or, for a non-2xx answer, from the EXECUTION_ERROR's details;
  *   <li>{@code operations.upstream.mcp.results} (counter, tag {@code is_error}): results of unary
  *       calls answered by an MCP tool, by their {@link McpResponseMeta#isError()}.
  * </ul>

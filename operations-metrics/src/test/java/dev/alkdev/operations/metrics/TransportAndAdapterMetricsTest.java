@@ -42,7 +42,9 @@ class TransportAndAdapterMetricsTest {
       PubSub.Subscription slow =
           pubsub.subscribe(
               "t",
-              SubscribeOptions.defaults().withBufferSize(1).withOverflow(OverflowPolicy.DROP_NEWEST),
+              SubscribeOptions.defaults()
+                  .withBufferSize(1)
+                  .withOverflow(OverflowPolicy.DROP_NEWEST),
               m -> awaitQuietly(release));
       byte[] payload = "hello".getBytes(StandardCharsets.UTF_8);
       for (int i = 0; i < 4; i++) {
@@ -116,7 +118,11 @@ class TransportAndAdapterMetricsTest {
       assertThat(httpResponses("up.http", "200")).isEqualTo(2);
       assertThat(httpResponses("up.http", "201")).isEqualTo(1);
       assertThat(httpResponses("up.failing", "503")).isEqualTo(1);
-      assertThat(meters.find("operations.upstream.http.responses").tag("operation", "own.failing").counters())
+      assertThat(
+              meters
+                  .find("operations.upstream.http.responses")
+                  .tag("operation", "own.failing")
+                  .counters())
           .isEmpty();
       assertThat(mcpResults("true")).isEqualTo(2);
       assertThat(mcpResults("false")).isEqualTo(1);

@@ -368,7 +368,9 @@ public abstract class PubSubContractTest {
       PubSub.Subscription subscription =
           subscriber.subscribe(
               t,
-              SubscribeOptions.defaults().withBufferSize(2).withOverflow(OverflowPolicy.DROP_NEWEST),
+              SubscribeOptions.defaults()
+                  .withBufferSize(2)
+                  .withOverflow(OverflowPolicy.DROP_NEWEST),
               gate);
       awaitPropagation();
       CompletableFuture<Integer> first = publishElsewhere(publisher, t, "0");

@@ -2,10 +2,10 @@ package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.cli.ExitCodes;
+import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.Authenticator;
 import dev.alkdev.operations.transport.websocket.SpokePermissions;
-import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.transport.websocket.WebSocketHub;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

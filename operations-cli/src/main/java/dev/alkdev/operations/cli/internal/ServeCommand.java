@@ -168,7 +168,9 @@ final class ServeCommand implements Callable<Integer> {
     OperationServer server =
         metrics == null
             ? OperationServer.create(session.registry())
-            : OperationServer.builder(session.registry()).interceptor(metrics.interceptor()).build();
+            : OperationServer.builder(session.registry())
+                .interceptor(metrics.interceptor())
+                .build();
     if (metrics != null) {
       metrics.bindServer(server);
     }

@@ -10,8 +10,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The metrics of one {@code ops serve} with {@code --http}: every served call (whichever listener it
- * came through), the serving pipeline, and each transport served on, scraped in Prometheus' text
+ * The metrics of one {@code ops serve} with {@code --http}: every served call (whichever listener
+ * it came through), the serving pipeline, and each transport served on, scraped in Prometheus' text
  * format at {@code /metrics} of every HTTP listener.
  */
 final class ServeMetrics {
