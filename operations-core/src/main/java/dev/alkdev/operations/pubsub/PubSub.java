@@ -53,7 +53,8 @@ public interface PubSub extends AutoCloseable {
   /**
    * What this transport has carried so far: messages and payload bytes out and in, drops,
    * reconnects, slow-consumer events. Cheap enough to read at every metrics scrape. A transport
-   * that keeps no statistics reports {@link TransportStats#NONE}.
+   * that keeps no statistics reports {@link TransportStats#NONE}; one whose counting would weigh on
+   * its own cost (in-process) may start counting at the first call.
    */
   default TransportStats transportStats() {
     return TransportStats.NONE;

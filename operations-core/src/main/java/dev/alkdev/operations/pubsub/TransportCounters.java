@@ -34,9 +34,20 @@ public final class TransportCounters {
     receivedBytes.add(bytes);
   }
 
+  /** {@code messages} messages of {@code bytes} payload bytes in all handed to subscriptions. */
+  public void received(int messages, long bytes) {
+    received.add(messages);
+    receivedBytes.add(bytes);
+  }
+
   /** One message lost to a full buffer or a connection that could not take it. */
   public void dropped() {
     dropped.increment();
+  }
+
+  /** {@code messages} messages lost at once (one publish, several full buffers). */
+  public void dropped(int messages) {
+    dropped.add(messages);
   }
 
   /** The connection came back after it was lost. */

@@ -179,6 +179,7 @@ public final class OperationMetrics implements OperationInterceptor {
   public static void bindTransport(MeterRegistry registry, String transport, PubSub pubsub) {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(pubsub, "pubsub");
+    pubsub.transportStats(); // a transport that counts lazily (in-process) starts now
     Tags tags = Tags.of("transport", Objects.requireNonNull(transport, "transport"));
     Tags out = tags.and("direction", "published");
     Tags in = tags.and("direction", "received");
