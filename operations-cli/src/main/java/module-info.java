@@ -15,6 +15,8 @@ module dev.alkdev.operations.cli {
   requires dev.alkdev.operations.transport.websocket; // ops serve --ws: the hub
   requires dev.alkdev.operations.mcpserver;
   requires dev.alkdev.operations.http;
+  requires dev.alkdev.operations.metrics; // ops serve --http: /metrics
+  requires micrometer.registry.prometheus;
   requires info.picocli;
   requires org.slf4j;
   requires tools.jackson.dataformat.yaml;

@@ -43,6 +43,10 @@ public final class InProcessPubSub implements PubSub {
   private final ExecutorService ownedExecutor;
   private final int maxMessageBytes;
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
+  private final TransportCounters counters = TransportCounters.create();
+  // Counting starts at the first transportStats(): the four adds per message are a tenth of an
+  // in-process publish (docs/benchmarks.md), too much for a bus nobody observes.
+  private volatile boolean counting;
   private volatile boolean closed;
 
   private InProcessPubSub(Builder builder) {
@@ -105,25 +109,40 @@ public final class InProcessPubSub implements PubSub {
               .retryable(false) // the same message is as large next time
               .build());
     }
+    boolean count = counting;
+    if (count) {
+      counters.published(payload.length);
+    }
     Topic target = topics.get(topic);
     if (target == null) {
       return CompletableFuture.completedFuture(0);
     }
     Message message = new Message(topic, payload, Optional.empty());
     int receivers = 0;
+    int dropped = 0;
     boolean rejected = false;
     for (Sub sub : target.plain) {
       switch (sub.mailbox.offer(message)) {
         case ACCEPTED -> receivers++;
         case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
+        case DROPPED -> dropped++;
+        case CLOSED -> {}
       }
     }
     for (Group group : target.groups.values()) {
       switch (group.offer(message)) {
         case ACCEPTED -> receivers++;
         case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
+        case DROPPED -> dropped++;
+        case CLOSED -> {}
+      }
+    }
+    if (count) {
+      if (receivers > 0) {
+        counters.received(receivers, (long) receivers * payload.length);
+      }
+      if (dropped > 0) {
+        counters.dropped(dropped);
       }
     }
     if (rejected) {
@@ -166,6 +185,19 @@ public final class InProcessPubSub implements PubSub {
   @Override
   public boolean trustsPayloadIdentity() {
     return true;
+  }
+
+  /**
+   * {@inheritDoc} Here a message counts as received when a subscription's buffer takes it, and as
+   * dropped when a full one drops it (DROP_NEWEST); a rejected one (REJECT) fails the publish
+   * instead. There are no reconnects or slow-consumer events in process. Counting starts at the
+   * first call of this method (binding the transport to metrics makes it): a bus nobody observes
+   * pays one volatile read per publish.
+   */
+  @Override
+  public TransportStats transportStats() {
+    counting = true;
+    return counters.snapshot();
   }
 
   @Override
@@ -250,6 +282,8 @@ public final class InProcessPubSub implements PubSub {
         }
         if (offer == Outcome.REJECTED) {
           result = Outcome.REJECTED;
+        } else if (offer == Outcome.DROPPED && result == Outcome.CLOSED) {
+          result = Outcome.DROPPED; // every member full: the message is lost, and counted
         }
       }
       return result;

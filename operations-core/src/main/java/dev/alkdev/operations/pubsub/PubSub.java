@@ -53,6 +53,16 @@ public interface PubSub extends AutoCloseable {
   boolean trustsPayloadIdentity();
 
   /**
+   * What this transport has carried so far: messages and payload bytes out and in, drops,
+   * reconnects, slow-consumer events. Cheap enough to read at every metrics scrape. A transport
+   * that keeps no statistics reports {@link TransportStats#NONE}; one whose counting would weigh on
+   * its own cost (in-process) may start counting at the first call.
+   */
+  default TransportStats transportStats() {
+    return TransportStats.NONE;
+  }
+
+  /**
    * Runs {@code action} when the transport is closed or loses its connection, so that callers can
    * fail their pending calls at once instead of at their deadlines; at once if it is closed
    * already. An action that throws does not keep the others from running.

@@ -6,16 +6,20 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.http.internal.GatewayConfig;
 import dev.alkdev.operations.http.internal.GatewayHandler;
+import dev.alkdev.operations.http.internal.TextRoute;
 import dev.alkdev.operations.serving.OperationServer;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -154,6 +158,7 @@ public final class HttpGateway implements AutoCloseable {
     private boolean console = true;
     private String title = "operations";
     private int maxThreads = 200;
+    private final Map<String, TextRoute> textRoutes = new LinkedHashMap<>();
 
     private Builder(OperationServer server, boolean ownsServer) {
       this.server = server;
@@ -280,6 +285,45 @@ public final class HttpGateway implements AutoCloseable {
     }
 
     /**
+     * Adds a GET route at {@code path} answering with the text {@code body} makes at each request,
+     * for plain-text endpoints the gateway itself knows nothing of: {@code ops serve} mounts the
+     * Prometheus scrape at {@code /metrics} this way. The route has the gateway's Host and Origin
+     * guards (loopback names only while it listens on loopback; no other site's pages) and, when an
+     * {@link #authenticator} is set, requires a valid bearer token. A body that throws answers 500.
+     *
+     * @param path an absolute path such as {@code /metrics}; not one the gateway serves itself
+     *     ({@code /}, {@code /ops...}, {@code /openapi.json}, {@code /healthz}, {@code /readyz})
+     * @param contentType the {@code Content-Type} of the answer, e.g. {@code text/plain;
+     *     version=0.0.4; charset=utf-8}
+     */
+    public Builder route(String path, String contentType, Supplier<String> body) {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(body, "body");
+      if (!path.startsWith("/")
+          || path.length() < 2
+          || path.contains("?")
+          || path.contains("#")
+          || path.equals("/openapi.json")
+          || path.equals("/healthz")
+          || path.equals("/readyz")
+          || path.equals("/ops")
+          || path.startsWith("/ops/")) {
+        throw new IllegalArgumentException(
+            "route path must be absolute, without query, and not one the gateway serves itself"
+                + " (/, /ops..., /openapi.json, /healthz, /readyz), was "
+                + path);
+      }
+      if (contentType.isBlank()) {
+        throw new IllegalArgumentException("contentType must not be blank");
+      }
+      if (textRoutes.putIfAbsent(path, new TextRoute(contentType, body)) != null) {
+        throw new IllegalArgumentException("route " + path + " is added twice");
+      }
+      return this;
+    }
+
+    /**
      * Starts listening.
      *
      * @throws CallError UNAVAILABLE if the address cannot be bound (in use, not local)
@@ -306,7 +350,8 @@ public final class HttpGateway implements AutoCloseable {
               keepAlive,
               idleTimeout,
               console,
-              title);
+              title,
+              Map.copyOf(textRoutes));
       GatewayHandler handler = new GatewayHandler(server, config, threads);
       jetty.setHandler(handler);
       jetty.setErrorHandler(handler.errorHandler());

@@ -4,8 +4,12 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallObserver;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationInterceptor;
+import dev.alkdev.operations.envelope.HttpResponseMeta;
+import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.ProtocolStats;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.serving.ServingStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -22,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -42,7 +47,12 @@ import tools.jackson.databind.JsonNode;
  *   <li>{@code operations.streams} (timer): streams, from subscription to their end, and outcome;
  *   <li>{@code operations.stream.items} (counter): items delivered to stream subscribers;
  *   <li>{@code operations.calls.active} (gauge, tag {@code kind} = {@code unary} | {@code stream}):
- *       calls started and not yet ended.
+ *       calls started and not yet ended;
+ *   <li>{@code operations.upstream.http.responses} (counter, tag {@code status}): upstream HTTP
+ *       statuses of unary calls answered by an HTTP adapter (OpenAPI), read from the result's
+ *       {@link HttpResponseMeta} or, for a non-2xx answer, from the EXECUTION_ERROR's details;
+ *   <li>{@code operations.upstream.mcp.results} (counter, tag {@code is_error}): results of unary
+ *       calls answered by an MCP tool, by their {@link McpResponseMeta#isError()}.
  * </ul>
  *
  * <p>Tags stay low-cardinality: a call for an operation the registry does not have is tagged {@code
@@ -157,6 +167,85 @@ public final class OperationMetrics implements OperationInterceptor {
         .register(registry);
   }
 
+  /**
+   * Counters for a transport's {@link PubSub#transportStats()}, tagged {@code transport} (a name
+   * the application picks, low-cardinality: {@code nats}, {@code redis}, {@code hub}, ...): {@code
+   * operations.transport.messages} and {@code operations.transport.bytes} (payload bytes), each
+   * with {@code direction} = {@code published} | {@code received}; {@code
+   * operations.transport.messages.dropped}; {@code operations.transport.reconnects}; {@code
+   * operations.transport.slow.consumers}. Read when the registry is scraped; nothing is added to
+   * the transport's own path beyond its counters.
+   */
+  public static void bindTransport(MeterRegistry registry, String transport, PubSub pubsub) {
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(pubsub, "pubsub");
+    pubsub.transportStats(); // a transport that counts lazily (in-process) starts now
+    Tags tags = Tags.of("transport", Objects.requireNonNull(transport, "transport"));
+    Tags out = tags.and("direction", "published");
+    Tags in = tags.and("direction", "received");
+    transportCounter(
+        registry, "operations.transport.messages", out, null, pubsub, TransportStats::published);
+    transportCounter(
+        registry, "operations.transport.messages", in, null, pubsub, TransportStats::received);
+    transportCounter(
+        registry,
+        "operations.transport.bytes",
+        out,
+        "bytes",
+        pubsub,
+        TransportStats::publishedBytes);
+    transportCounter(
+        registry, "operations.transport.bytes", in, "bytes", pubsub, TransportStats::receivedBytes);
+    transportCounter(
+        registry,
+        "operations.transport.messages.dropped",
+        tags,
+        null,
+        pubsub,
+        TransportStats::dropped);
+    transportCounter(
+        registry,
+        "operations.transport.reconnects",
+        tags,
+        null,
+        pubsub,
+        TransportStats::reconnects);
+    transportCounter(
+        registry,
+        "operations.transport.slow.consumers",
+        tags,
+        null,
+        pubsub,
+        TransportStats::slowConsumerEvents);
+  }
+
+  private static void transportCounter(
+      MeterRegistry registry,
+      String name,
+      Tags tags,
+      String unit,
+      PubSub pubsub,
+      ToLongFunction<TransportStats> count) {
+    FunctionCounter.Builder<PubSub> builder =
+        FunctionCounter.builder(name, pubsub, p -> count.applyAsLong(p.transportStats()))
+            .description(TRANSPORT_DESCRIPTIONS.get(name))
+            .tags(tags);
+    if (unit != null) {
+      builder.baseUnit(unit);
+    }
+    builder.register(registry);
+  }
+
+  private static final java.util.Map<String, String> TRANSPORT_DESCRIPTIONS =
+      java.util.Map.of(
+          "operations.transport.messages", "Messages the transport sent out or handed to receivers",
+          "operations.transport.bytes", "Payload bytes of those messages",
+          "operations.transport.messages.dropped",
+              "Messages lost to a full buffer or a connection that could not take them",
+          "operations.transport.reconnects", "Times the transport got its connection back",
+          "operations.transport.slow.consumers",
+              "Consumers a broker or peer reported or cut for falling behind");
+
   private static String[] outcomes() {
     ErrorCode[] codes = ErrorCode.values();
     String[] names = new String[codes.length + 1];
@@ -175,6 +264,10 @@ public final class OperationMetrics implements OperationInterceptor {
     final AtomicInteger active = new AtomicInteger();
     final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(OUTCOMES.length);
     final Counter items;
+    // Upstream HTTP statuses by code (at most 900 of them), MCP results by isError: made on first
+    // use, since most operations are neither.
+    final ConcurrentHashMap<Integer, Counter> httpStatuses = new ConcurrentHashMap<>();
+    final AtomicReferenceArray<Counter> mcpResults = new AtomicReferenceArray<>(2);
 
     Meters(String operation, Origin origin, boolean stream) {
       this.operation = operation;
@@ -191,6 +284,33 @@ public final class OperationMetrics implements OperationInterceptor {
                   .tags("operation", operation, "origin", this.origin)
                   .register(registry)
               : null;
+    }
+
+    void httpStatus(int status) {
+      httpStatuses
+          .computeIfAbsent(
+              status,
+              code ->
+                  Counter.builder("operations.upstream.http.responses")
+                      .description("Upstream HTTP responses by status, of calls an adapter made")
+                      .tags(
+                          "operation", operation, "origin", origin, "status", String.valueOf(code))
+                      .register(registry))
+          .increment();
+    }
+
+    void mcpResult(boolean isError) {
+      int index = isError ? 1 : 0;
+      Counter counter = mcpResults.get(index);
+      if (counter == null) {
+        counter =
+            Counter.builder("operations.upstream.mcp.results")
+                .description("Results of upstream MCP tool calls, by isError")
+                .tags("operation", operation, "origin", origin, "is_error", String.valueOf(isError))
+                .register(registry);
+        mcpResults.set(index, counter); // a race registers once: Micrometer returns the same one
+      }
+      counter.increment();
     }
 
     Timer timer(int outcome) {
@@ -229,6 +349,15 @@ public final class OperationMetrics implements OperationInterceptor {
     }
 
     @Override
+    public void onResult(ResponseEnvelope<JsonNode> result) {
+      if (result.meta() instanceof HttpResponseMeta http) {
+        meters.httpStatus(http.statusCode());
+      } else if (result.meta() instanceof McpResponseMeta mcp) {
+        meters.mcpResult(mcp.isError());
+      }
+    }
+
+    @Override
     public void onItem(ResponseEnvelope<JsonNode> item) {
       if (meters.items != null) {
         meters.items.increment();
@@ -240,8 +369,34 @@ public final class OperationMetrics implements OperationInterceptor {
       long elapsed = System.nanoTime() - start;
       meters.active.decrementAndGet();
       int outcome = failure.isPresent() ? failure.get().code().ordinal() : OUTCOMES.length - 1;
+      if (failure.isPresent() && !meters.stream) {
+        upstreamStatus(failure.get()).ifPresent(meters::httpStatus);
+      }
       meters.timer(outcome).record(elapsed, TimeUnit.NANOSECONDS);
     }
+  }
+
+  /**
+   * The upstream status of an HTTP adapter's failed call: the OpenAPI adapter fails a non-2xx
+   * answer with EXECUTION_ERROR and details {@code {status, contentType, body, truncated}}. Only
+   * that shape counts, so a handler's own error details do not mint status tags.
+   */
+  static Optional<Integer> upstreamStatus(CallError error) {
+    if (error.code() != ErrorCode.EXECUTION_ERROR || error.details().isEmpty()) {
+      return Optional.empty();
+    }
+    JsonNode details = error.details().get();
+    JsonNode status = details.get("status");
+    if (status == null
+        || !status.isInt()
+        || status.intValue() < 100
+        || status.intValue() > 999
+        || details.get("contentType") == null
+        || !details.get("contentType").isString()
+        || details.get("body") == null) {
+      return Optional.empty();
+    }
+    return Optional.of(status.intValue());
   }
 
   /** Options for {@link OperationMetrics}. */

@@ -12,6 +12,7 @@ import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.pubsub.TransportStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -218,6 +219,46 @@ public abstract class PubSubContractTest {
     }
   }
 
+  // ------------------------------------------------------------------ statistics
+
+  /** {@link PubSub#transportStats()} counts messages and payload bytes where they go out and in. */
+  @Nested
+  public class Statistics {
+    @Test
+    public void publishedAndReceivedMessagesAndBytesAreCounted() throws Exception {
+      PubSub publisher = client();
+      PubSub subscriber = client();
+      String t = topic("counted");
+      Inbox inbox = new Inbox();
+      subscriber.subscribe(t, SubscribeOptions.defaults(), inbox);
+      awaitPropagation();
+      TransportStats out = publisher.transportStats();
+      TransportStats in = subscriber.transportStats();
+
+      for (int i = 0; i < 3; i++) {
+        published(publisher.publish(t, new byte[10 + i]));
+      }
+      for (int i = 0; i < 3; i++) {
+        assertThat(inbox.next().payload()).hasSize(10 + i);
+      }
+
+      // In process the two clients may be one object: each count then covers both sides.
+      eventually(
+          "3 messages and 33 bytes counted out",
+          () ->
+              publisher.transportStats().published() - out.published() == 3
+                  && publisher.transportStats().publishedBytes() - out.publishedBytes() == 33);
+      eventually(
+          "3 messages and 33 bytes counted in",
+          () ->
+              subscriber.transportStats().received() - in.received() == 3
+                  && subscriber.transportStats().receivedBytes() - in.receivedBytes() == 33);
+      TransportStats after = subscriber.transportStats();
+      assertThat(after.dropped()).as("nothing dropped").isEqualTo(in.dropped());
+      assertThat(after.reconnects()).as("no reconnects").isEqualTo(in.reconnects());
+    }
+  }
+
   // ------------------------------------------------------------------ queue groups
 
   /** Each message reaches exactly one member of each queue group subscribed to its topic. */
@@ -322,14 +363,15 @@ public abstract class PubSubContractTest {
       PubSub publisher = client();
       String t = topic("busy");
       Gate gate = new Gate();
+      PubSub subscriber = client();
+      long droppedBefore = subscriber.transportStats().dropped();
       PubSub.Subscription subscription =
-          client()
-              .subscribe(
-                  t,
-                  SubscribeOptions.defaults()
-                      .withBufferSize(2)
-                      .withOverflow(OverflowPolicy.DROP_NEWEST),
-                  gate);
+          subscriber.subscribe(
+              t,
+              SubscribeOptions.defaults()
+                  .withBufferSize(2)
+                  .withOverflow(OverflowPolicy.DROP_NEWEST),
+              gate);
       awaitPropagation();
       CompletableFuture<Integer> first = publishElsewhere(publisher, t, "0");
       gate.awaitEntered(); // "0" is being handled, so the buffer is empty again
@@ -345,6 +387,9 @@ public abstract class PubSubContractTest {
       published(publisher.publish(t, utf8("5")));
       assertThat(gate.awaitHandled(4)).as("room again").containsExactly("0", "1", "2", "5");
       assertThat(subscription.dropped()).isEqualTo(2);
+      assertThat(subscriber.transportStats().dropped() - droppedBefore)
+          .as("the transport's statistics count the drops too")
+          .isEqualTo(2);
     }
 
     @Test

@@ -20,7 +20,8 @@ final class HttpListener implements Listener {
     this.loopback = loopback;
   }
 
-  static HttpListener start(String address, OperationServer server, Duration drainTimeout) {
+  static HttpListener start(
+      String address, OperationServer server, Duration drainTimeout, ServeMetrics metrics) {
     String host = "127.0.0.1";
     String port = address;
     int colon = address.lastIndexOf(':');
@@ -45,7 +46,12 @@ final class HttpListener implements Listener {
     }
     HttpGateway gateway;
     try {
-      gateway = HttpGateway.builder(server).host(host).port(number).start();
+      gateway =
+          HttpGateway.builder(server)
+              .host(host)
+              .port(number)
+              .route(ServeMetrics.PATH, ServeMetrics.CONTENT_TYPE, metrics::scrape)
+              .start();
     } catch (IllegalArgumentException e) {
       throw new Failure(ExitCodes.USAGE, "--http " + address + ": " + e.getMessage());
     }
@@ -72,7 +78,7 @@ final class HttpListener implements Listener {
 
   @Override
   public String detail() {
-    return "console /, document /openapi.json, operations /ops"
+    return "console /, document /openapi.json, operations /ops, metrics /metrics"
         + (loopback ? "" : "; no authentication: only operations that need no scope");
   }
 

@@ -2,6 +2,7 @@ package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.cli.ExitCodes;
+import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.Authenticator;
 import dev.alkdev.operations.transport.websocket.SpokePermissions;
@@ -94,6 +95,11 @@ final class HubListener implements Listener {
   @Override
   public String detail() {
     return hub.nodeId().map(id -> "node " + id).orElse("");
+  }
+
+  @Override
+  public Optional<PubSub> transport() {
+    return Optional.of(hub.pubsub());
   }
 
   @Override

@@ -1,5 +1,8 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.pubsub.PubSub;
+import java.util.Optional;
+
 /**
  * One way {@code ops serve} serves the run's operations: a node on a transport, an HTTP or MCP
  * server, a hub. Started by {@link ServeCommand}; all of a run's listeners share one serving
@@ -15,6 +18,11 @@ interface Listener {
 
   /** More about it for the listener's line (a node id), or empty. */
   String detail();
+
+  /** The transport it serves on, for its metrics: a node's or a hub's; empty for HTTP and MCP. */
+  default Optional<PubSub> transport() {
+    return Optional.empty();
+  }
 
   /**
    * Stops taking new calls, lets running calls finish up to the drain timeout it was started with,

@@ -64,6 +64,11 @@ final class NodeListener implements Listener {
   }
 
   @Override
+  public Optional<PubSub> transport() {
+    return Optional.of(pubsub);
+  }
+
+  @Override
   public void close() {
     try {
       node.close();

@@ -162,7 +162,18 @@ final class ServeCommand implements Callable<Integer> {
     // A signal while the sources load closes them (nothing left running); once serving, this
     // command's own hook drains instead (see handOverSignals below).
     Session session = root.session();
-    OperationServer server = OperationServer.create(session.registry());
+    // With --http, served calls are measured and scraped at /metrics (only then: nothing else
+    // would read the meters).
+    ServeMetrics metrics = http.isEmpty() ? null : new ServeMetrics();
+    OperationServer server =
+        metrics == null
+            ? OperationServer.create(session.registry())
+            : OperationServer.builder(session.registry())
+                .interceptor(metrics.interceptor())
+                .build();
+    if (metrics != null) {
+      metrics.bindServer(server);
+    }
     List<Listener> listeners = new ArrayList<>();
     CompletableFuture<String> stopRequested = new CompletableFuture<>();
     try {
@@ -192,13 +203,18 @@ final class ServeCommand implements Callable<Integer> {
               root.loadTimeout,
               root.terminal().env());
       for (String address : http) {
-        listeners.add(HttpListener.start(address, server, drainTimeout));
+        listeners.add(HttpListener.start(address, server, drainTimeout, metrics));
       }
       for (RemoteTransports.Remote remote : remotes()) {
         listeners.add(NodeListener.start(remote, server, settings));
       }
       for (String listen : ws) {
         listeners.add(HubListener.start(listen, server, settings));
+      }
+      if (metrics != null) {
+        for (Listener listener : listeners) {
+          listener.transport().ifPresent(pubsub -> metrics.bindTransport(listener.kind(), pubsub));
+        }
       }
     } catch (RuntimeException e) {
       stop(listeners, server, session);

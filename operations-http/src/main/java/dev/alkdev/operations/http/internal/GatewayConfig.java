@@ -2,6 +2,7 @@ package dev.alkdev.operations.http.internal;
 
 import dev.alkdev.operations.http.Authenticator;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -16,4 +17,5 @@ public record GatewayConfig(
     Duration keepAlive,
     Duration idleTimeout,
     boolean console,
-    String title) {}
+    String title,
+    Map<String, TextRoute> textRoutes) {}

@@ -208,6 +208,18 @@ public final class GatewayHandler extends Handler.Abstract {
       }
       default -> {}
     }
+    TextRoute extra = config.textRoutes().get(path);
+    if (extra != null) {
+      requireGet(method);
+      checkOrigin(request, origin, cors);
+      if (config.authenticator().isPresent()
+          && request.getHeaders().get(HttpHeader.AUTHORIZATION) == null) {
+        throw Errors.of(ErrorCode.UNAUTHENTICATED, path + " needs a bearer token");
+      }
+      authenticate(request);
+      writeText(response, callback, extra);
+      return;
+    }
     if (path.equals(OPS) || path.startsWith(OPS_PREFIX) || path.equals("/openapi.json")) {
       checkOrigin(request, origin, cors);
       Identity identity = authenticate(request);
@@ -607,6 +619,22 @@ public final class GatewayHandler extends Handler.Abstract {
   }
 
   // ------------------------------------------------------------------ writing
+
+  private static void writeText(Response response, Callback callback, TextRoute route) {
+    String text;
+    try {
+      text = route.body().get();
+    } catch (RuntimeException e) {
+      LOG.error("An extra route's body failed", e);
+      throw Errors.of(ErrorCode.EXECUTION_ERROR, "The route failed to produce its answer");
+    }
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, route.contentType());
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.getHeaders().put(HttpHeader.CONTENT_LENGTH, Integer.toString(bytes.length));
+    response.write(true, ByteBuffer.wrap(bytes), callback);
+  }
 
   static void writeJson(Response response, Callback callback, int status, JsonNode body) {
     byte[] bytes = Inputs.JSON.writeValueAsBytes(body);

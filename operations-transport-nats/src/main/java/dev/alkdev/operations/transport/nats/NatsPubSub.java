@@ -8,6 +8,8 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.pubsub.TransportCounters;
+import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.transport.nats.internal.RateLimitedWarning;
 import dev.alkdev.operations.transport.nats.internal.ReceiverProbes;
 import dev.alkdev.operations.transport.nats.internal.Subjects;
@@ -93,6 +95,8 @@ public final class NatsPubSub implements PubSub {
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong slowConsumerEvents = new AtomicLong();
+  // Messages and bytes out and in; drops, reconnects and slow consumers are the counters below.
+  private final TransportCounters traffic = TransportCounters.create();
   private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
   private final RateLimitedWarning slowConsumerWarning =
       new RateLimitedWarning(LOG, WARNING_INTERVAL);
@@ -183,7 +187,9 @@ public final class NatsPubSub implements PubSub {
       return refuse(topic);
     }
     try {
-      return current.probes.publish(topic, payload);
+      CompletableFuture<Integer> sent = current.probes.publish(topic, payload);
+      traffic.published(payload.length); // handed to the connection's outgoing queue
+      return sent;
     } catch (IllegalStateException e) {
       // jnats refuses to queue once the connection is closing, closed or reconnecting.
       return refuse(topic);
@@ -295,6 +301,24 @@ public final class NatsPubSub implements PubSub {
     }
     return new Stats(
         disconnects.get(), reconnects.get(), refused.get(), slowConsumerEvents.get(), dropped);
+  }
+
+  /**
+   * {@inheritDoc} Published: messages handed to the connection; received: messages a subscription's
+   * buffer took; dropped, reconnects and slow-consumer events as in {@link #stats()}.
+   */
+  @Override
+  public TransportStats transportStats() {
+    TransportStats t = traffic.snapshot();
+    Stats s = stats();
+    return new TransportStats(
+        t.published(),
+        t.publishedBytes(),
+        t.received(),
+        t.receivedBytes(),
+        s.droppedMessages(),
+        s.reconnects(),
+        s.slowConsumerEvents());
   }
 
   @Override
@@ -576,8 +600,11 @@ public final class NatsPubSub implements PubSub {
         return;
       }
       byte[] data = message.getData();
-      SerialMailbox.Outcome outcome =
-          mailbox.offer(new Message(topic, data == null ? new byte[0] : data, Optional.empty()));
+      byte[] payload = data == null ? new byte[0] : data;
+      SerialMailbox.Outcome outcome = mailbox.offer(new Message(topic, payload, Optional.empty()));
+      if (outcome == SerialMailbox.Outcome.ACCEPTED) {
+        traffic.received(payload.length);
+      }
       if (outcome == SerialMailbox.Outcome.DROPPED || outcome == SerialMailbox.Outcome.REJECTED) {
         slowConsumerWarning.warn(
             "{}: a subscriber of {} is slower than its messages: its buffer is full, dropped {}"

@@ -239,6 +239,7 @@ class NatsPubSubTest {
         assertThat(stats.disconnects()).isEqualTo(1);
         assertThat(stats.reconnects()).isEqualTo(1);
         assertThat(stats.refusedPublishes()).isEqualTo(1);
+        assertThat(publisher.transportStats().reconnects()).isEqualTo(1);
       }
     }
 
@@ -354,6 +355,11 @@ class NatsPubSubTest {
           .containsExactly("f");
       eventually("the slow subscription's overflow counted", () -> slow.dropped() == 489);
       assertThat(subscriber.stats().droppedMessages()).isEqualTo(489);
+      assertThat(subscriber.transportStats().dropped()).isEqualTo(489);
+      assertThat(subscriber.transportStats().received())
+          .as("1 handled + 10 buffered + f")
+          .isEqualTo(12);
+      assertThat(publisher.transportStats().published()).isEqualTo(501);
       release.countDown();
       eventually("what fit in the buffer is delivered", () -> slowGot.get() == 11);
       assertThat(subscriber.isConnected()).isTrue();

@@ -9,6 +9,8 @@ import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.pubsub.TransportCounters;
+import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.transport.redis.internal.Groups;
 import dev.alkdev.operations.transport.redis.internal.RateLimitedWarning;
 import io.lettuce.core.ClientListArgs;
@@ -110,6 +112,8 @@ public final class RedisPubSub implements PubSub {
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong outputBufferCuts = new AtomicLong();
+  // Messages and bytes out and in; drops, reconnects and cuts are the counters above and below.
+  private final TransportCounters traffic = TransportCounters.create();
   private final AtomicLong droppedByClosedSubscriptions = new AtomicLong();
   private final AtomicLong oversizedMessages = new AtomicLong();
   private final RateLimitedWarning oversizedWarning = new RateLimitedWarning(LOG, WARNING_INTERVAL);
@@ -205,6 +209,8 @@ public final class RedisPubSub implements PubSub {
       // request published now would have its reply sent to an inbox nobody hears yet.
       return refuse(topic);
     }
+    // Counted once per publish, though the script may be run again with the topic's groups.
+    traffic.published(payload.length);
     // Completed off the event loop: whoever waits on a publish must never run on it.
     return publishOnce(current, topic, payload, knownGroups.getOrDefault(topic, List.of()), 1)
         .handleAsync(
@@ -391,6 +397,26 @@ public final class RedisPubSub implements PubSub {
     return c.isUp() && s.isUp() && !closed.get()
         ? Optional.of(new ClientIds(c.clientId, s.clientId))
         : Optional.empty();
+  }
+
+  /**
+   * {@inheritDoc} Published: messages written to the command connection; received: messages a
+   * subscription's buffer took; dropped: {@link #stats()}'s dropped and oversized messages;
+   * reconnects as in {@link #stats()}; slow-consumer events are the subscriber connection's
+   * output-buffer cuts.
+   */
+  @Override
+  public TransportStats transportStats() {
+    TransportStats t = traffic.snapshot();
+    Stats s = stats();
+    return new TransportStats(
+        t.published(),
+        t.publishedBytes(),
+        t.received(),
+        t.receivedBytes(),
+        s.droppedMessages() + s.oversizedMessages(),
+        s.reconnects(),
+        s.outputBufferCuts());
   }
 
   /** The counters of this transport since it connected. */
@@ -1197,6 +1223,9 @@ public final class RedisPubSub implements PubSub {
 
     void offer(byte[] payload) {
       SerialMailbox.Outcome outcome = mailbox.offer(new Message(topic, payload, Optional.empty()));
+      if (outcome == SerialMailbox.Outcome.ACCEPTED) {
+        traffic.received(payload.length);
+      }
       if (outcome == SerialMailbox.Outcome.DROPPED || outcome == SerialMailbox.Outcome.REJECTED) {
         slowWarning.warn(
             "{}: a subscriber of {} is slower than its messages: its buffer is full, dropped {}"

@@ -277,6 +277,9 @@ class RedisFaultTest {
           RedisPubSubTest.eventually("the caller reconnected", caller::isConnected);
           RedisPubSubTest.eventually(
               "the cut reported", () -> caller.stats().outputBufferCuts() >= 1);
+          assertThat(caller.transportStats().slowConsumerEvents())
+              .as("a cut is a slow-consumer event")
+              .isEqualTo(caller.stats().outputBufferCuts());
           release.countDown();
           assertThat(
                   calls

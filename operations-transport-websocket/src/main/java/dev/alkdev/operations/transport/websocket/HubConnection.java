@@ -234,6 +234,7 @@ final class HubConnection implements Endpoint.Events {
       nak(pid, verdict.code(), verdict.retryable(), verdict.denial());
       return;
     }
+    hub.traffic.published(payload.length);
     Broker.Result result = hub.broker.publish(delivery);
     hub.rules.published(this, delivery, verdict, result.receivers());
     hub.relayed(delivery);
@@ -263,9 +264,11 @@ final class HubConnection implements Endpoint.Events {
     } else {
       from = delivery.sender().map(WebSocketHub::identityJson).orElse("-");
     }
-    return send(Frames.of("MSG " + sid + " " + topic + " " + from, delivery.payload))
-        ? Outcome.ACCEPTED
-        : Outcome.CLOSED;
+    if (!send(Frames.of("MSG " + sid + " " + topic + " " + from, delivery.payload))) {
+      return Outcome.CLOSED;
+    }
+    hub.traffic.received(delivery.payload.length);
+    return Outcome.ACCEPTED;
   }
 
   /** Queues {@code frame}; false when the connection is closed or has just been cut. */

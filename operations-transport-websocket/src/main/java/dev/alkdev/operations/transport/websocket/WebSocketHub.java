@@ -11,6 +11,8 @@ import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.pubsub.TransportCounters;
+import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
@@ -90,6 +92,8 @@ public final class WebSocketHub implements AutoCloseable {
   final AtomicLong malformedFrames = new AtomicLong();
   final AtomicLong denied = new AtomicLong();
   final AtomicLong cut = new AtomicLong();
+  // What crosses the broker: publishes into it (spokes' and the hub's own), deliveries out of it.
+  final TransportCounters traffic = TransportCounters.create();
   private final AtomicLong refused = new AtomicLong();
   final RateLimitedWarning slowWarning = new RateLimitedWarning(LOG, Duration.ofSeconds(10));
   private final RateLimitedWarning refusedWarning =
@@ -403,6 +407,7 @@ public final class WebSocketHub implements AutoCloseable {
       }
       Broker.Delivery delivery = new Broker.Delivery(topic, payload, null, Optional.empty());
       rules.hubPublished(delivery); // before it is relayed: a spoke may answer at once
+      traffic.published(payload.length);
       Broker.Result result = broker.publish(delivery);
       relayed(delivery);
       if (result.rejected()) {
@@ -434,6 +439,26 @@ public final class WebSocketHub implements AutoCloseable {
     @Override
     public int maxMessageBytes() {
       return options.maxMessageBytes;
+    }
+
+    /**
+     * {@inheritDoc} For the whole hub, as a broker: published counts messages published on it (by
+     * spokes and by its own code), received counts deliveries to subscriptions (a frame queued to a
+     * spoke, or a message a local subscription's buffer took), dropped counts deliveries a full
+     * local buffer dropped, slow-consumer events count spokes cut for not reading; the hub has no
+     * reconnects of its own.
+     */
+    @Override
+    public TransportStats transportStats() {
+      TransportStats t = traffic.snapshot();
+      return new TransportStats(
+          t.published(),
+          t.publishedBytes(),
+          t.received(),
+          t.receivedBytes(),
+          t.dropped(),
+          0,
+          cut.get());
     }
 
     @Override
@@ -494,7 +519,14 @@ public final class WebSocketHub implements AutoCloseable {
                   if (inbox) {
                     rules.hubAnswered(delivery);
                   }
-                  return mailbox.offer(new Message(topic, delivery.payload, delivery.sender()));
+                  SerialMailbox.Outcome outcome =
+                      mailbox.offer(new Message(topic, delivery.payload, delivery.sender()));
+                  if (outcome == SerialMailbox.Outcome.ACCEPTED) {
+                    traffic.received(delivery.payload.length);
+                  } else if (outcome == SerialMailbox.Outcome.DROPPED) {
+                    traffic.dropped();
+                  }
+                  return outcome;
                 });
       }
 

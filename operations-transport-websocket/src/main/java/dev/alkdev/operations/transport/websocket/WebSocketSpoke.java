@@ -9,6 +9,8 @@ import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.pubsub.TransportCounters;
+import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
 import java.nio.ByteBuffer;
@@ -80,6 +82,7 @@ public final class WebSocketSpoke implements PubSub {
   private final ConcurrentHashMap<String, Optional<Identity>> identities =
       new ConcurrentHashMap<>();
   private final AtomicLong reconnects = new AtomicLong();
+  private final TransportCounters traffic = TransportCounters.create();
   private final AtomicLong disconnects = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object linking = new Object();
@@ -223,7 +226,10 @@ public final class WebSocketSpoke implements PubSub {
     if (!current.send(Frames.of("PUB " + pid + " " + topic, payload))) {
       current.publishes.remove(pid);
       acked.completeExceptionally(unavailable());
-    } else if (current.lost.get() && current.publishes.remove(pid) != null) {
+      return acked;
+    }
+    traffic.published(payload.length); // queued to the hub's connection
+    if (current.lost.get() && current.publishes.remove(pid) != null) {
       // The connection dropped while this was being sent: nobody would answer it.
       acked.completeExceptionally(unavailable());
     }
@@ -353,6 +359,24 @@ public final class WebSocketSpoke implements PubSub {
   public boolean isConnected() {
     Link current = link;
     return current != null && !current.lost.get();
+  }
+
+  /**
+   * {@inheritDoc} Published: PUB frames queued to the hub; received: messages a subscription's
+   * buffer took; dropped: messages a full buffer lost; reconnects as in {@link #stats()}. The hub
+   * cuts a spoke that does not read: that is counted on the hub's side, not here.
+   */
+  @Override
+  public TransportStats transportStats() {
+    TransportStats t = traffic.snapshot();
+    return new TransportStats(
+        t.published(),
+        t.publishedBytes(),
+        t.received(),
+        t.receivedBytes(),
+        t.dropped(),
+        reconnects.get(),
+        0);
   }
 
   /** Counts since the spoke was opened. */
@@ -798,7 +822,13 @@ public final class WebSocketSpoke implements PubSub {
       if (sub == null) {
         return; // unsubscribed meanwhile
       }
-      sub.mailbox.offer(new Message(f[2], payload, identityOf(f[3])));
+      SerialMailbox.Outcome outcome =
+          sub.mailbox.offer(new Message(f[2], payload, identityOf(f[3])));
+      if (outcome == SerialMailbox.Outcome.ACCEPTED) {
+        traffic.received(payload.length);
+      } else if (outcome != SerialMailbox.Outcome.CLOSED) {
+        traffic.dropped(); // the hub was told it was delivered: this spoke drops and counts
+      }
     }
   }
 

@@ -94,6 +94,7 @@ class WebSocketFaultTest {
             .isEqualTo(-7);
       }
       assertThat(server.stats().reconnects()).isEqualTo(3);
+      assertThat(server.transportStats().reconnects()).isEqualTo(3);
       assertThat(caller.stats().disconnects()).isEqualTo(3);
     } finally {
       hub.close();
