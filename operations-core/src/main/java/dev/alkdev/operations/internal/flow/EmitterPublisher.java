@@ -1,5 +1,6 @@
 package dev.alkdev.operations.internal.flow;
 
+import dev.alkdev.operations.internal.HandlerMdc;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.EmitterSubscriptionHandler;
 import dev.alkdev.operations.ErrorCode;
@@ -87,7 +88,9 @@ public final class EmitterPublisher implements Flow.Publisher<Object> {
         lock.unlock();
       }
       Throwable failure = null;
-      try {
+      // The handler's log lines, and its emissions' (emit runs the subscriber's onNext on this
+      // thread), carry the call's ids: once per stream, not per item.
+      try (HandlerMdc mdc = HandlerMdc.open(context)) {
         handler.run(input, context, this);
       } catch (Throwable e) {
         failure = e;
