@@ -107,16 +107,15 @@ public final class CallMetadata {
     return copy.isEmpty()
         ? EMPTY
         : new CallMetadata(
-            Collections.unmodifiableNavigableMap(copy),
-            bytes - key.length() - utf8Length(old));
+            Collections.unmodifiableNavigableMap(copy), bytes - key.length() - utf8Length(old));
   }
 
   /**
    * A copy whose W3C trace context is {@code traceparent} and {@code tracestate}, in place of the
    * one this metadata held (an empty {@code tracestate} removes the one it had): what a tracing
-   * interceptor does on every call, in one copy. The values are taken as they are; a client's
-   * trace context is checked before it gets here (the HTTP gateway and the MCP server drop a
-   * malformed one).
+   * interceptor does on every call, in one copy. The values are taken as they are; a client's trace
+   * context is checked before it gets here (the HTTP gateway and the MCP server drop a malformed
+   * one).
    *
    * @throws IllegalArgumentException if the result would break the limits
    */

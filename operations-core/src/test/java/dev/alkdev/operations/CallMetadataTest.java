@@ -18,7 +18,8 @@ class CallMetadataTest {
     CallMetadata metadata =
         CallMetadata.of(Map.of("traceparent", TRACEPARENT, "tracestate", "k=v", "baggage", "a=1"));
     CallMetadata replaced = metadata.withTraceContext(OTHER, Optional.empty());
-    assertThat(replaced.asMap()).containsOnly(Map.entry("traceparent", OTHER), Map.entry("baggage", "a=1"));
+    assertThat(replaced.asMap())
+        .containsOnly(Map.entry("traceparent", OTHER), Map.entry("baggage", "a=1"));
     assertThat(replaced.withTraceContext(TRACEPARENT, Optional.of("x=y")).asMap())
         .containsOnly(
             Map.entry("traceparent", TRACEPARENT),
@@ -54,7 +55,8 @@ class CallMetadataTest {
   void aClientsTraceContextIsCheckedAndAMalformedOneDropped() {
     Map<String, String> entries = new HashMap<>();
     TraceContext.putFromClient(entries, " " + TRACEPARENT.toUpperCase() + " ", "k=v");
-    assertThat(entries).containsOnly(Map.entry("traceparent", TRACEPARENT), Map.entry("tracestate", "k=v"));
+    assertThat(entries)
+        .containsOnly(Map.entry("traceparent", TRACEPARENT), Map.entry("tracestate", "k=v"));
     for (String bad :
         new String[] {
           "00-zz-11-01",

@@ -9,9 +9,9 @@ import java.util.function.Supplier;
 
 /**
  * {@link ObservedExecuteBenchmark}'s variants measured round after round in one JVM, each round
- * running every variant in turn, so that all of them see the same load (the machine is shared):
- * the median of the rounds' ns per call, its ratio to the plain call, and the bytes allocated per
- * call (the thread's allocation counter). Run: {@code java -cp benchmarks.jar
+ * running every variant in turn, so that all of them see the same load (the machine is shared): the
+ * median of the rounds' ns per call, its ratio to the plain call, and the bytes allocated per call
+ * (the thread's allocation counter). Run: {@code java -cp benchmarks.jar
  * dev.alkdev.operations.benchmarks.ObservedExecuteInterleaved [rounds] [calls per round]}.
  */
 public final class ObservedExecuteInterleaved {
@@ -47,7 +47,9 @@ public final class ObservedExecuteInterleaved {
         long elapsed = System.nanoTime() - start;
         allocated = threads.getThreadAllocatedBytes(self) - allocated;
         if (round >= 0) {
-          nanos.computeIfAbsent(variant.getKey(), k -> new ArrayList<>()).add((double) elapsed / calls);
+          nanos
+              .computeIfAbsent(variant.getKey(), k -> new ArrayList<>())
+              .add((double) elapsed / calls);
           bytes.merge(variant.getKey(), (double) allocated / calls / rounds, Double::sum);
         }
       }

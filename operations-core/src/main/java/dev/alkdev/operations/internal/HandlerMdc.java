@@ -7,10 +7,11 @@ import org.slf4j.MDC;
 /**
  * The SLF4J MDC around a handler's execution, so a handler's log lines can be found from its call
  * and its trace: {@code request_id} (when the call has one already: a served call's, or an
- * in-process call's that was given or read; a lazy one is not drawn for the log), and when the call's metadata carries a W3C {@code traceparent}
- * (a tracing interceptor puts the call's own span there), {@code trace_id} and {@code span_id} (the
- * names OpenTelemetry's log bridges use). The previous values are restored on close, since the
- * thread may be running an outer call's handler (a nested call on a direct executor).
+ * in-process call's that was given or read; a lazy one is not drawn for the log), and when the
+ * call's metadata carries a W3C {@code traceparent} (a tracing interceptor puts the call's own span
+ * there), {@code trace_id} and {@code span_id} (the names OpenTelemetry's log bridges use). The
+ * previous values are restored on close, since the thread may be running an outer call's handler (a
+ * nested call on a direct executor).
  */
 public final class HandlerMdc implements AutoCloseable {
   public static final String REQUEST_ID = "request_id";

@@ -44,9 +44,9 @@ public final class TraceContext {
   }
 
   /**
-   * Whether {@code value} has the form of a version-00 traceparent: 2 hex digits, "-", 32 hex digits
-   * (the trace id), "-", 16 hex digits (the parent span id), "-", 2 hex digits (flags), lower case,
-   * with neither id all zeros.
+   * Whether {@code value} has the form of a version-00 traceparent: 2 hex digits, "-", 32 hex
+   * digits (the trace id), "-", 16 hex digits (the parent span id), "-", 2 hex digits (flags),
+   * lower case, with neither id all zeros.
    */
   public static boolean isTraceparent(String value) {
     return value.length() == 55

@@ -151,8 +151,7 @@ class McpTraceContextTest {
     assertThat(longState.get("traceparent").asString()).isEqualTo(TRACEPARENT);
     assertThat(longState.has("tracestate")).isFalse();
     JsonNode controlState =
-        metadataSeen(
-            5, "{\"traceparent\":\"" + TRACEPARENT + "\",\"tracestate\":\"v=1\\u0007\"}");
+        metadataSeen(5, "{\"traceparent\":\"" + TRACEPARENT + "\",\"tracestate\":\"v=1\\u0007\"}");
     assertThat(controlState.has("tracestate")).isFalse();
     // No _meta, or a _meta that is not an object: no metadata.
     assertThat(metadataSeen(6, "\"text\"").isEmpty()).isTrue();

@@ -39,9 +39,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 21's check: an HTTP client calls the gateway of node A, whose handler calls node B over
  * NATS (a real nats-server on a free loopback port), whose operation is an OpenAPI upstream on
- * loopback. One trace, continuing the client's: the gateway's span under the client's
- * traceparent, B's served span under it, the upstream request carrying B's span; and each node's
- * metrics count its step.
+ * loopback. One trace, continuing the client's: the gateway's span under the client's traceparent,
+ * B's served span under it, the upstream request carrying B's span; and each node's metrics count
+ * its step.
  */
 @Timeout(60)
 class EndToEndTraceTest {
@@ -72,8 +72,7 @@ class EndToEndTraceTest {
         exchange -> {
           upstreamTraceparents.add(
               String.valueOf(exchange.getRequestHeaders().getFirst("traceparent")));
-          byte[] body =
-              "{\"id\":\"42\",\"name\":\"answer\"}".getBytes(StandardCharsets.UTF_8);
+          byte[] body = "{\"id\":\"42\",\"name\":\"answer\"}".getBytes(StandardCharsets.UTF_8);
           exchange.getResponseHeaders().set("Content-Type", "application/json");
           exchange.sendResponseHeaders(200, body.length);
           exchange.getResponseBody().write(body);

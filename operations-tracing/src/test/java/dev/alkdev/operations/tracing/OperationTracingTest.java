@@ -243,7 +243,8 @@ class OperationTracingTest {
                   }
 
                   @Override
-                  public void onNext(dev.alkdev.operations.envelope.ResponseEnvelope<
+                  public void onNext(
+                      dev.alkdev.operations.envelope.ResponseEnvelope<
                               tools.jackson.databind.JsonNode>
                           item) {}
 

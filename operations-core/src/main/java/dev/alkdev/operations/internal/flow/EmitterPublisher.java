@@ -1,10 +1,10 @@
 package dev.alkdev.operations.internal.flow;
 
-import dev.alkdev.operations.internal.HandlerMdc;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.EmitterSubscriptionHandler;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.internal.HandlerMdc;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
