@@ -19,10 +19,12 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.discovery;
 
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
-  // flood the log through them either).
+  // flood the log through them either), and the check of a client's W3C trace context that the
+  // servers share.
   exports dev.alkdev.operations.internal to
       dev.alkdev.operations.mcp,
-      dev.alkdev.operations.mcpserver;
+      dev.alkdev.operations.mcpserver,
+      dev.alkdev.operations.http;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

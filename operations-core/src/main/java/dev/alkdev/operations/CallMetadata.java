@@ -30,12 +30,19 @@ public final class CallMetadata {
   /** The most bytes (UTF-8) of all keys and values together. */
   public static final int MAX_TOTAL_BYTES = 8 * 1024;
 
-  private static final CallMetadata EMPTY = new CallMetadata(Collections.emptyNavigableMap());
+  private static final CallMetadata EMPTY = new CallMetadata(Collections.emptyNavigableMap(), 0);
+
+  private static final String TRACEPARENT = "traceparent";
+  private static final String TRACESTATE = "tracestate";
 
   private final Map<String, String> entries;
 
-  private CallMetadata(Map<String, String> entries) {
+  /** The UTF-8 bytes of all keys and values: kept so that a copy checks only what it changes. */
+  private final long bytes;
+
+  private CallMetadata(Map<String, String> entries, long bytes) {
     this.entries = entries;
+    this.bytes = bytes;
   }
 
   /** No metadata. */
@@ -61,8 +68,7 @@ public final class CallMetadata {
           Objects.requireNonNull(value, () -> "the metadata value of " + key);
           copy.put(key, value);
         });
-    check(copy);
-    return new CallMetadata(Collections.unmodifiableNavigableMap(copy));
+    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), check(copy));
   }
 
   /** Metadata holding one entry. */
@@ -87,8 +93,8 @@ public final class CallMetadata {
       return this;
     }
     TreeMap<String, String> copy = new TreeMap<>(entries);
-    copy.put(key, value);
-    return of(copy);
+    long size = bytes + put(copy, key, value);
+    return checked(copy, size);
   }
 
   /** A copy without {@code key}. */
@@ -97,8 +103,60 @@ public final class CallMetadata {
       return this;
     }
     TreeMap<String, String> copy = new TreeMap<>(entries);
-    copy.remove(key);
-    return copy.isEmpty() ? EMPTY : new CallMetadata(Collections.unmodifiableNavigableMap(copy));
+    String old = copy.remove(key);
+    return copy.isEmpty()
+        ? EMPTY
+        : new CallMetadata(
+            Collections.unmodifiableNavigableMap(copy), bytes - key.length() - utf8Length(old));
+  }
+
+  /**
+   * A copy whose W3C trace context is {@code traceparent} and {@code tracestate}, in place of the
+   * one this metadata held (an empty {@code tracestate} removes the one it had): what a tracing
+   * interceptor does on every call, in one copy. The values are taken as they are; a client's trace
+   * context is checked before it gets here (the HTTP gateway and the MCP server drop a malformed
+   * one).
+   *
+   * @throws IllegalArgumentException if the result would break the limits
+   */
+  public CallMetadata withTraceContext(String traceparent, Optional<String> tracestate) {
+    Objects.requireNonNull(traceparent, "traceparent");
+    Objects.requireNonNull(tracestate, "tracestate (Optional.empty() for none)");
+    if (traceparent.equals(entries.get(TRACEPARENT))
+        && tracestate.equals(Optional.ofNullable(entries.get(TRACESTATE)))) {
+      return this;
+    }
+    TreeMap<String, String> copy = new TreeMap<>(entries);
+    long size = bytes + put(copy, TRACEPARENT, traceparent);
+    if (tracestate.isPresent()) {
+      size += put(copy, TRACESTATE, tracestate.get());
+    } else {
+      String old = copy.remove(TRACESTATE);
+      if (old != null) {
+        size -= TRACESTATE.length() + utf8Length(old);
+      }
+    }
+    return checked(copy, size);
+  }
+
+  /** Puts a checked entry into {@code copy}; returns by how many bytes the whole grew. */
+  private static long put(TreeMap<String, String> copy, String key, String value) {
+    keyProblem(key).ifPresent(CallMetadata::refuse);
+    valueProblem(key, value).ifPresent(CallMetadata::refuse);
+    String old = copy.put(key, value);
+    return utf8Length(value) - (old == null ? -key.length() : utf8Length(old));
+  }
+
+  /** {@code copy} (whose entries are checked) as metadata, once its size is checked. */
+  private static CallMetadata checked(TreeMap<String, String> copy, long size) {
+    if (copy.size() > MAX_ENTRIES) {
+      throw new IllegalArgumentException(
+          "metadata may hold at most " + MAX_ENTRIES + " entries, was " + copy.size());
+    }
+    if (size > MAX_TOTAL_BYTES) {
+      throw tooBig(size);
+    }
+    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), size);
   }
 
   /** Every entry, sorted by key; unmodifiable. */
@@ -156,7 +214,8 @@ public final class CallMetadata {
     return Optional.empty();
   }
 
-  private static void check(Map<String, String> entries) {
+  /** Checks every entry and the whole; returns the whole's size in bytes. */
+  private static long check(Map<String, String> entries) {
     if (entries.size() > MAX_ENTRIES) {
       throw new IllegalArgumentException(
           "metadata may hold at most " + MAX_ENTRIES + " entries, was " + entries.size());
@@ -169,12 +228,17 @@ public final class CallMetadata {
       bytes += key.length() + utf8Length(entry.getValue());
     }
     if (bytes > MAX_TOTAL_BYTES) {
-      throw new IllegalArgumentException(
-          "metadata may hold at most "
-              + MAX_TOTAL_BYTES
-              + " bytes of keys and values (UTF-8), was "
-              + bytes);
+      throw tooBig(bytes);
     }
+    return bytes;
+  }
+
+  private static IllegalArgumentException tooBig(long bytes) {
+    return new IllegalArgumentException(
+        "metadata may hold at most "
+            + MAX_TOTAL_BYTES
+            + " bytes of keys and values (UTF-8), was "
+            + bytes);
   }
 
   private static void refuse(String problem) {
@@ -182,7 +246,13 @@ public final class CallMetadata {
   }
 
   private static long utf8Length(String value) {
-    return value.getBytes(StandardCharsets.UTF_8).length;
+    // Trace context is ASCII: count it without encoding it.
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) >= 0x80) {
+        return value.getBytes(StandardCharsets.UTF_8).length;
+      }
+    }
+    return value.length();
   }
 
   @Override

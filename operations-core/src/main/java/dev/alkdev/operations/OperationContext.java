@@ -1,6 +1,7 @@
 package dev.alkdev.operations;
 
 import dev.alkdev.operations.internal.CallWatch;
+import dev.alkdev.operations.internal.ContextAccess;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -18,6 +19,10 @@ import java.util.function.Function;
  */
 public final class OperationContext {
   private static final SecureRandom RANDOM = new SecureRandom();
+
+  static {
+    ContextAccess.setDrawnRequestId(context -> Optional.ofNullable(context.requestId.value));
+  }
 
   private final LazyRequestId requestId;
   private final String parentRequestId;

@@ -438,7 +438,9 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       OperationContext handlerContext = handlerContext(context, callSignal);
       Runnable end = () -> callSignal.cancel(STREAM_ENDED);
       Flow.Publisher<?> source;
-      try {
+      // The MDC covers the handler's own code here; a publisher's later work on threads of its
+      // own is the handler's to label.
+      try (HandlerMdc mdc = HandlerMdc.open(handlerContext)) {
         source =
             handler.kind() == Handler.Kind.EMITTER
                 ? new EmitterPublisher(

@@ -1,14 +1,17 @@
 package dev.alkdev.operations.internal;
 
 import dev.alkdev.operations.OperationContext;
+import java.util.Optional;
 import org.slf4j.MDC;
 
 /**
  * The SLF4J MDC around a handler's execution, so a handler's log lines can be found from its call
- * and its trace: {@code request_id}, and when the call's metadata carries a W3C {@code traceparent}
- * (a tracing interceptor puts the call's own span there), {@code trace_id} and {@code span_id} (the
- * names OpenTelemetry's log bridges use). The previous values are restored on close, since the
- * thread may be running an outer call's handler (a nested call on a direct executor).
+ * and its trace: {@code request_id} (when the call has one already: a served call's, or an
+ * in-process call's that was given or read; a lazy one is not drawn for the log), and when the
+ * call's metadata carries a W3C {@code traceparent} (a tracing interceptor puts the call's own span
+ * there), {@code trace_id} and {@code span_id} (the names OpenTelemetry's log bridges use). The
+ * previous values are restored on close, since the thread may be running an outer call's handler (a
+ * nested call on a direct executor).
  */
 public final class HandlerMdc implements AutoCloseable {
   public static final String REQUEST_ID = "request_id";
@@ -23,15 +26,17 @@ public final class HandlerMdc implements AutoCloseable {
     previousRequest = MDC.get(REQUEST_ID);
     previousTrace = MDC.get(TRACE_ID);
     previousSpan = MDC.get(SPAN_ID);
-    MDC.put(REQUEST_ID, context.requestId());
-    String traceparent = context.metadata().get("traceparent").orElse("");
+    // Not drawn here (D56): a served call's id is known; an in-process call's is drawn lazily and
+    // mostly never, and its trace and span ids identify it in the log.
+    Optional<String> requestId = ContextAccess.drawnRequestId(context);
+    if (requestId.isPresent()) {
+      MDC.put(REQUEST_ID, requestId.get());
+    } else {
+      MDC.remove(REQUEST_ID);
+    }
+    String traceparent = context.metadata().get(TraceContext.TRACEPARENT).orElse("");
     // version "-" 32 hex trace id "-" 16 hex span id "-" flags; anything else is not trusted.
-    if (traceparent.length() == 55
-        && traceparent.charAt(2) == '-'
-        && traceparent.charAt(35) == '-'
-        && traceparent.charAt(52) == '-'
-        && isHex(traceparent, 3, 35)
-        && isHex(traceparent, 36, 52)) {
+    if (TraceContext.isTraceparent(traceparent)) {
       MDC.put(TRACE_ID, traceparent.substring(3, 35));
       MDC.put(SPAN_ID, traceparent.substring(36, 52));
     } else {
@@ -54,20 +59,10 @@ public final class HandlerMdc implements AutoCloseable {
    * pays one metadata lookup per call, not three MDC writes and a drawn request id.
    */
   public static HandlerMdc open(OperationContext context) {
-    if (context.metadata().get("traceparent").isEmpty()) {
+    if (context.metadata().get(TraceContext.TRACEPARENT).isEmpty()) {
       return NONE;
     }
     return new HandlerMdc(context);
-  }
-
-  private static boolean isHex(String s, int from, int to) {
-    for (int i = from; i < to; i++) {
-      char c = s.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   @Override

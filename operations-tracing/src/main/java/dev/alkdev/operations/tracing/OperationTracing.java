@@ -12,6 +12,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
@@ -111,34 +112,40 @@ public final class OperationTracing implements OperationInterceptor {
     OperationContext context = invocation.context();
     Optional<OperationSpec> spec = invocation.spec();
     boolean served = invocation.origin() == Origin.SERVED;
+    // Few attributes, none of which costs work to compute: the operation id is the span's name
+    // unless the registry does not know it; the request id is a served call's (the caller sent
+    // it), not an in-process call's, whose id is drawn lazily and mostly never (D56).
     SpanBuilder builder =
         tracer
             .spanBuilder(spec.isPresent() ? spec.get().id() : "unknown")
             .setSpanKind(served ? SpanKind.SERVER : SpanKind.CLIENT)
             .setParent(parent(context, served))
-            .setAttribute(RPC_SYSTEM, "operations")
-            .setAttribute(OPERATION_ID, invocation.operationId())
-            .setAttribute(REQUEST_ID, context.requestId());
+            .setAttribute(RPC_SYSTEM, "operations");
     if (spec.isPresent()) {
       builder.setAttribute(RPC_SERVICE, spec.get().namespace());
       builder.setAttribute(RPC_METHOD, spec.get().name());
+    } else {
+      builder.setAttribute(OPERATION_ID, invocation.operationId());
+    }
+    if (served) {
+      builder.setAttribute(REQUEST_ID, context.requestId());
     }
     if (invocation.stream()) {
       builder.setAttribute(STREAM, true);
     }
     Span span = builder.startSpan();
     Context otel = Context.root().with(span);
-    // A span without a valid context (no SDK, nothing to continue) leaves the metadata as it came.
-    OperationContext traced =
-        span.getSpanContext().isValid()
-            ? context.toBuilder()
-                .metadata(withTraceContext(context.metadata(), otel))
-                .attribute(OTEL_CONTEXT, otel)
-                .build()
-            : context.withAttribute(OTEL_CONTEXT, otel);
-    // Current while the chain starts the call, for code that runs on this thread.
+    SpanContext spanContext = span.getSpanContext();
+    // A span without a valid context (no SDK, nothing to continue) leaves the metadata as it came;
+    // otherwise one copy of the metadata and one attribute, in one context copy.
+    OperationContext.Builder traced = context.toBuilder().attribute(OTEL_CONTEXT, otel);
+    if (spanContext.isValid()) {
+      traced.metadata(withTraceContext(context.metadata(), spanContext, otel));
+    }
+    // Current while the chain starts the call, for code that runs on this thread and reads
+    // Context.current() (an instrumented client in an async handler, say).
     try (Scope scope = otel.makeCurrent()) {
-      chain.proceed(traced, new Ended(span, invocation.stream()));
+      chain.proceed(traced.build(), new Ended(span, invocation.stream()));
     }
   }
 
@@ -157,13 +164,20 @@ public final class OperationTracing implements OperationInterceptor {
   }
 
   /** {@code metadata} with the span's trace context in place of the one it had. */
-  private static CallMetadata withTraceContext(CallMetadata metadata, Context otel) {
-    // One copy, checked once (CallMetadata.of validates what the propagator wrote).
-    Map<String, String> entries = new HashMap<>(metadata.asMap());
-    entries.remove(TRACEPARENT);
-    entries.remove(TRACESTATE);
-    W3C.inject(otel, entries, (carrier, key, value) -> carrier.put(key, value));
-    return CallMetadata.of(entries);
+  private static CallMetadata withTraceContext(
+      CallMetadata metadata, SpanContext span, Context otel) {
+    // Version 00 of W3C Trace Context, written directly: the propagator's setter would need a map
+    // copy per call. The ids are the SDK's hex strings already.
+    String traceparent =
+        "00-" + span.getTraceId() + '-' + span.getSpanId() + '-' + span.getTraceFlags().asHex();
+    Optional<String> tracestate = Optional.empty();
+    if (!span.getTraceState().isEmpty()) {
+      // Rare (a vendor's entries): the propagator encodes them.
+      Map<String, String> w3c = new HashMap<>(4);
+      W3C.inject(otel, w3c, (carrier, key, value) -> carrier.put(key, value));
+      tracestate = Optional.ofNullable(w3c.get(TRACESTATE));
+    }
+    return metadata.withTraceContext(traceparent, tracestate);
   }
 
   /** Ends the span with the call's outcome. */

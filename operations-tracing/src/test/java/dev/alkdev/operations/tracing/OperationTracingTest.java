@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallMetadata;
+import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
@@ -21,6 +23,8 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,7 +84,10 @@ class OperationTracingTest {
           });
       nodeB.register(
           OperationSpec.builder("b", "outer").build(),
-          (in, ctx) -> ctx.env().call("b.inner", in).get(5, TimeUnit.SECONDS).data());
+          (in, ctx) -> {
+            mdcSeenByB.add(MDC.get("trace_id") + " " + MDC.get("request_id"));
+            return ctx.env().call("b.inner", in).get(5, TimeUnit.SECONDS).data();
+          });
       nodeA.register(
           OperationSpec.builder("a", "edge").build(),
           (in, ctx) ->
@@ -103,9 +110,13 @@ class OperationTracingTest {
         assertThat(outer.getAttributes().get(AttributeKey.stringKey("rpc.method")))
             .isEqualTo("outer");
         assertThat(outer.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
-        assertThat(mdcSeenByB).hasSize(1);
-        assertThat(mdcSeenByB.get(0)).startsWith(edge.getTraceId() + " ");
-        assertThat(mdcSeenByB.get(0)).doesNotEndWith(" null");
+        assertThat(mdcSeenByB).hasSize(2);
+        // The served call's request id is the caller's; the nested in-process call's is lazy and
+        // not drawn for the log (D56): its span id is in the MDC instead.
+        String servedRequestId =
+            outer.getAttributes().get(AttributeKey.stringKey("operations.request_id"));
+        assertThat(mdcSeenByB.get(0)).isEqualTo(edge.getTraceId() + " " + servedRequestId);
+        assertThat(mdcSeenByB.get(1)).isEqualTo(edge.getTraceId() + " null");
       }
     }
   }
@@ -139,11 +150,17 @@ class OperationTracingTest {
         assertThat(typed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
         assertThat(typed.getAttributes().get(AttributeKey.stringKey("error.type")))
             .isEqualTo("INVALID_INPUT");
+        // A served call's request id is the caller's, known already: it is an attribute.
+        assertThat(typed.getAttributes().get(AttributeKey.stringKey("operations.request_id")))
+            .hasSize(32);
         SpanData unknown = span(spans, "unknown", SpanKind.CLIENT);
         assertThat(unknown.getAttributes().get(AttributeKey.stringKey("operations.operation_id")))
             .isEqualTo("nope.x");
         assertThat(unknown.getAttributes().get(AttributeKey.stringKey("error.type")))
             .isEqualTo("OPERATION_NOT_FOUND");
+        // An in-process call's request id is drawn lazily; the span does not force it (D56).
+        assertThat(unknown.getAttributes().get(AttributeKey.stringKey("operations.request_id")))
+            .isNull();
       }
     }
   }
@@ -191,5 +208,95 @@ class OperationTracingTest {
     }
     assertThat(seen).containsExactly(traceparent, "none");
     assertThat(exporter.getFinishedSpanItems()).isEmpty();
+  }
+
+  /**
+   * The MDC holds the call's ids around a stream handler's work too: an emitter's whole run (its
+   * emissions included) on its own thread, and a publisher handler's subscribe().
+   */
+  @Test
+  void aStreamHandlerLogsWithTheCallsIds() throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (OperationRegistry node = traced()) {
+      node.register(
+          OperationSpec.builder("demo", "ticks").type(OperationType.SUBSCRIPTION).build(),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                seen.add("emitter " + MDC.get("trace_id"));
+                emitter.emit(1);
+              }));
+      node.register(
+          OperationSpec.builder("demo", "feed").type(OperationType.SUBSCRIPTION).build(),
+          Handler.publisher(
+              (in, ctx) -> {
+                seen.add("publisher " + MDC.get("trace_id"));
+                return new SubmissionPublisherOf(2);
+              }));
+      for (String id : List.of("demo.ticks", "demo.feed")) {
+        CountDownLatch done = new CountDownLatch(1);
+        node.subscribe(id, null)
+            .subscribe(
+                new Flow.Subscriber<>() {
+                  @Override
+                  public void onSubscribe(Flow.Subscription subscription) {
+                    subscription.request(Long.MAX_VALUE);
+                  }
+
+                  @Override
+                  public void onNext(
+                      dev.alkdev.operations.envelope.ResponseEnvelope<
+                              tools.jackson.databind.JsonNode>
+                          item) {}
+
+                  @Override
+                  public void onError(Throwable error) {
+                    done.countDown();
+                  }
+
+                  @Override
+                  public void onComplete() {
+                    done.countDown();
+                  }
+                });
+        assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+      }
+      List<SpanData> spans = awaitSpans(2);
+      String ticksTrace = span(spans, "demo.ticks", SpanKind.CLIENT).getTraceId();
+      String feedTrace = span(spans, "demo.feed", SpanKind.CLIENT).getTraceId();
+      assertThat(seen).hasSize(2);
+      assertThat(seen).containsExactly("emitter " + ticksTrace, "publisher " + feedTrace);
+    }
+    assertThat(MDC.get("trace_id")).isNull();
+  }
+
+  /** A publisher of one item, {@code value}. */
+  private static final class SubmissionPublisherOf implements Flow.Publisher<Object> {
+    private final Object value;
+
+    SubmissionPublisherOf(Object value) {
+      this.value = value;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super Object> subscriber) {
+      subscriber.onSubscribe(
+          new Flow.Subscription() {
+            private boolean done;
+
+            @Override
+            public void request(long n) {
+              if (!done) {
+                done = true;
+                subscriber.onNext(value);
+                subscriber.onComplete();
+              }
+            }
+
+            @Override
+            public void cancel() {
+              done = true;
+            }
+          });
+    }
   }
 }

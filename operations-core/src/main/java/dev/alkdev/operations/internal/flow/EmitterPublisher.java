@@ -4,6 +4,7 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.EmitterSubscriptionHandler;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.internal.HandlerMdc;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
@@ -87,7 +88,9 @@ public final class EmitterPublisher implements Flow.Publisher<Object> {
         lock.unlock();
       }
       Throwable failure = null;
-      try {
+      // The handler's log lines, and its emissions' (emit runs the subscriber's onNext on this
+      // thread), carry the call's ids: once per stream, not per item.
+      try (HandlerMdc mdc = HandlerMdc.open(context)) {
         handler.run(input, context, this);
       } catch (Throwable e) {
         failure = e;

@@ -8,6 +8,7 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.http.HttpGateway;
+import dev.alkdev.operations.internal.TraceContext;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
 import java.nio.ByteBuffer;
@@ -22,7 +23,6 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -46,8 +46,6 @@ public final class GatewayHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
   private static final String OPS = "/ops";
   private static final String OPS_PREFIX = "/ops/";
-  private static final Pattern TRACEPARENT =
-      Pattern.compile("^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$");
   private static final long MAX_TIMEOUT_MS = 24L * 3600 * 1000;
   static final String REQUEST_ID_HEADER = "Ops-Request-Id";
   private static final String ALLOWED_HEADERS =
@@ -546,19 +544,10 @@ public final class GatewayHandler extends Handler.Abstract {
    */
   private static CallMetadata metadata(Request request) {
     Map<String, String> entries = new HashMap<>();
-    String traceparent = request.getHeaders().get("traceparent");
-    if (traceparent != null) {
-      traceparent = traceparent.trim().toLowerCase(Locale.ROOT);
-      if (TRACEPARENT.matcher(traceparent).matches() && !traceparent.startsWith("ff")) {
-        entries.put("traceparent", traceparent);
-        String tracestate = request.getHeaders().get("tracestate");
-        if (tracestate != null
-            && tracestate.length() <= 512
-            && CallMetadata.valueProblem("tracestate", tracestate).isEmpty()) {
-          entries.put("tracestate", tracestate);
-        }
-      }
-    }
+    TraceContext.putFromClient(
+        entries,
+        request.getHeaders().get(TraceContext.TRACEPARENT),
+        request.getHeaders().get(TraceContext.TRACESTATE));
     String lastEventId = request.getHeaders().get("Last-Event-ID");
     if (lastEventId != null) {
       if (lastEventId.length() > 1024

@@ -1,16 +1,20 @@
 package dev.alkdev.operations.mcpserver.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.internal.RateLimitedLog;
+import dev.alkdev.operations.internal.TraceContext;
 import dev.alkdev.operations.mcpserver.McpLogLevel;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -294,11 +298,31 @@ public final class Protocol {
             .requestId(requestId)
             .input(input)
             .identity(session.identity)
-            .deadline(Deadline.after(defaultDeadline));
+            .deadline(Deadline.after(defaultDeadline))
+            .metadata(traceContext(params.path("_meta")));
     if (tool.spec().type() == OperationType.SUBSCRIPTION) {
       request.demand(maxItems);
     }
     server.serve(request.build(), call);
+  }
+
+  /**
+   * The client's W3C trace context from the request's {@code _meta} (as MCP's tracing proposal puts
+   * it), so the call's trace continues the client's; checked as the HTTP gateway checks its headers
+   * (a malformed or non-string value is dropped, never an error).
+   */
+  static CallMetadata traceContext(JsonNode meta) {
+    JsonNode traceparent = meta.get(TraceContext.TRACEPARENT);
+    if (traceparent == null || !traceparent.isString()) {
+      return CallMetadata.empty();
+    }
+    JsonNode tracestate = meta.get(TraceContext.TRACESTATE);
+    Map<String, String> entries = new HashMap<>(4);
+    TraceContext.putFromClient(
+        entries,
+        traceparent.asString(),
+        tracestate != null && tracestate.isString() ? tracestate.asString() : null);
+    return CallMetadata.of(entries);
   }
 
   private static JsonNode inputOf(ToolCatalog.Tool tool, JsonNode arguments) {

@@ -1,0 +1,77 @@
+package dev.alkdev.operations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.alkdev.operations.internal.TraceContext;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class CallMetadataTest {
+  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  static final String OTHER = "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01";
+
+  @Test
+  void withTraceContextReplacesBothInOneCopy() {
+    CallMetadata metadata =
+        CallMetadata.of(Map.of("traceparent", TRACEPARENT, "tracestate", "k=v", "baggage", "a=1"));
+    CallMetadata replaced = metadata.withTraceContext(OTHER, Optional.empty());
+    assertThat(replaced.asMap())
+        .containsOnly(Map.entry("traceparent", OTHER), Map.entry("baggage", "a=1"));
+    assertThat(replaced.withTraceContext(TRACEPARENT, Optional.of("x=y")).asMap())
+        .containsOnly(
+            Map.entry("traceparent", TRACEPARENT),
+            Map.entry("tracestate", "x=y"),
+            Map.entry("baggage", "a=1"));
+    assertThat(replaced.withTraceContext(OTHER, Optional.empty())).isSameAs(replaced);
+    assertThat(CallMetadata.empty().withTraceContext(OTHER, Optional.empty()))
+        .isEqualTo(CallMetadata.of("traceparent", OTHER));
+    assertThatThrownBy(() -> metadata.withTraceContext("bad\n", Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("control character");
+  }
+
+  /** Copies keep the size of the whole and check it as of() does. */
+  @Test
+  void copiesKeepTheLimitOnTheWhole() {
+    String half = "x".repeat(CallMetadata.MAX_TOTAL_BYTES / 2 - 1);
+    CallMetadata one = CallMetadata.of("a", half);
+    CallMetadata two = one.with("b", half);
+    assertThat(two.size()).isEqualTo(2);
+    assertThatThrownBy(() -> two.with("c", "yy"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bytes");
+    // Replacing and removing give the bytes back.
+    assertThat(two.with("b", "short").with("c", "x".repeat(80)).size()).isEqualTo(3);
+    assertThat(two.without("b").with("c", half).size()).isEqualTo(2);
+    // Non-ASCII values count their UTF-8 bytes.
+    assertThatThrownBy(() -> one.with("b", "é".repeat(CallMetadata.MAX_TOTAL_BYTES / 4 + 1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aClientsTraceContextIsCheckedAndAMalformedOneDropped() {
+    Map<String, String> entries = new HashMap<>();
+    TraceContext.putFromClient(entries, " " + TRACEPARENT.toUpperCase() + " ", "k=v");
+    assertThat(entries)
+        .containsOnly(Map.entry("traceparent", TRACEPARENT), Map.entry("tracestate", "k=v"));
+    for (String bad :
+        new String[] {
+          "00-zz-11-01",
+          "ff" + TRACEPARENT.substring(2),
+          "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+          "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+          TRACEPARENT + "-extra",
+        }) {
+      Map<String, String> none = new HashMap<>();
+      TraceContext.putFromClient(none, bad, "k=v");
+      assertThat(none).as(bad).isEmpty();
+    }
+    Map<String, String> noState = new HashMap<>();
+    TraceContext.putFromClient(noState, TRACEPARENT, "k=\u0001");
+    TraceContext.putFromClient(noState, TRACEPARENT, "k=" + "v".repeat(600));
+    assertThat(noState).containsOnly(Map.entry("traceparent", TRACEPARENT));
+  }
+}
