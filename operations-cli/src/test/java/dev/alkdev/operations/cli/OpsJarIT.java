@@ -51,9 +51,15 @@ class OpsJarIT {
         java(args)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
-    var out = process.getInputStream().readAllBytes();
-    var err = process.getErrorStream().readAllBytes();
-    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    byte[] out;
+    byte[] err;
+    try {
+      out = process.getInputStream().readAllBytes();
+      err = process.getErrorStream().readAllBytes();
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
     return new Result(
         process.exitValue(),
         new String(out, StandardCharsets.UTF_8),
@@ -117,21 +123,30 @@ class OpsJarIT {
             .redirectError(errFile.toFile())
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!Files.readString(errFile).contains("ready;")) {
-      assertThat(process.isAlive()).as("ops serve exited: %s", Files.readString(errFile)).isTrue();
-      assertThat(System.nanoTime()).as("ops serve did not get ready").isLessThan(until);
-      Thread.sleep(20);
+    // Until it is returned, the process is ours to stop: a failed wait must not leave it running
+    // (it would reconnect to a dead server for ever).
+    try {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!Files.readString(errFile).contains("ready;")) {
+        assertThat(process.isAlive())
+            .as("ops serve exited: %s", Files.readString(errFile))
+            .isTrue();
+        assertThat(System.nanoTime()).as("ops serve did not get ready").isLessThan(until);
+        Thread.sleep(20);
+      }
+      // A node process just started answers its first discovery query slowly (a cold JVM on a
+      // loaded machine can take longer than a one-shot caller's quiet period): wait until a
+      // caller sees it, as its heartbeats guarantee within one interval.
+      long seen = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!CliRun.run("--no-demo", "--nats", natsUrl, "list").out().contains("demo.echo")) {
+        assertThat(System.nanoTime()).as("no caller saw ops serve's node").isLessThan(seen);
+        Thread.sleep(100);
+      }
+      return process;
+    } catch (Throwable failure) {
+      process.destroyForcibly();
+      throw failure;
     }
-    // A node process just started answers its first discovery query slowly (a cold JVM on a
-    // loaded machine can take longer than a one-shot caller's quiet period): wait until a caller
-    // sees it, as its heartbeats guarantee within one interval.
-    long seen = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!CliRun.run("--no-demo", "--nats", natsUrl, "list").out().contains("demo.echo")) {
-      assertThat(System.nanoTime()).as("no caller saw ops serve's node").isLessThan(seen);
-      Thread.sleep(100);
-    }
-    return process;
   }
 
   @Test
