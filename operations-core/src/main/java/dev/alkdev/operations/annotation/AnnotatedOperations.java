@@ -261,11 +261,12 @@ public final class AnnotatedOperations {
     return namespace.value();
   }
 
-  /** The schema of a Java type, or unknown where the type says nothing (Object, JsonNode, ...). */
+  /** {@link #schemaOf(Type, String, String)} now, or on first use when {@code defer}. */
   private static Schema schemaOf(Type type, String where, String what, boolean defer) {
     return defer ? Schema.deferred(() -> schemaOf(type, where, what)) : schemaOf(type, where, what);
   }
 
+  /** The schema of a Java type, or unknown where the type says nothing (Object, JsonNode, ...). */
   private static Schema schemaOf(Type type, String where, String what) {
     if (type == null
         || type == void.class
