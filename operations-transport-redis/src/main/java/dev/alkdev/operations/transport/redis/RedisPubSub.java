@@ -74,8 +74,10 @@ import org.slf4j.LoggerFactory;
  *       fails with NO_RESPONDERS within a round trip.
  *   <li>Messages are handed off Lettuce's event loop into each subscription's bounded {@link
  *       SerialMailbox}; a full mailbox drops and counts (the publisher, on another connection,
- *       cannot be told). Nothing runs on the event loop: handlers and publish completions run on
- *       the transport's own threads.
+ *       cannot be told). Handlers run on the transport's own threads, except those whose subscriber
+ *       promised they never block ({@link SubscribeOptions#withNonBlockingHandler()}: the call
+ *       protocol's serving side), which start on the event loop (D74). Publish completions always
+ *       run on the transport's own threads.
  *   <li>While disconnected, publishes fail at once with UNAVAILABLE: Lettuce's reconnection (which
  *       would replay queued and in-flight commands after its caller gave up) is off; a dropped
  *       connection is replaced by a new one, every subscription made again on it, and the {@link
@@ -1113,8 +1115,16 @@ public final class RedisPubSub implements PubSub {
     RedisSubscription(String topic, SubscribeOptions options, Consumer<Message> handler) {
       this.topic = topic;
       this.group = options.queueGroup();
+      // A handler that promised never to block (SubscribeOptions.withNonBlockingHandler: the call
+      // protocol's serving side) starts on Lettuce's event loop, saving a hand-off per message
+      // (D74). Inline without a depth bound: only the event loop offers, and a handler running on
+      // it cannot make it offer again before returning (a publish goes to the server and back), so
+      // these runs never nest; a busy mailbox still yields to the delivery pool after a batch.
       this.mailbox =
-          SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
+          options.nonBlockingHandler()
+              ? SerialMailbox.create(
+                  options.bufferSize(), options.overflow(), delivery, Runnable::run, handler)
+              : SerialMailbox.create(options.bufferSize(), options.overflow(), delivery, handler);
     }
 
     private String channelOn(Subscriber target) {

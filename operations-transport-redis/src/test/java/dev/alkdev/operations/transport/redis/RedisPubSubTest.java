@@ -80,6 +80,59 @@ class RedisPubSubTest {
   }
 
   @Nested
+  class Threads {
+    /**
+     * D74: a subscriber that promised a non-blocking handler is run on Lettuce's event loop (no
+     * hand-off), plain or in a queue group; any other handler never is, so one that blocks cannot
+     * stall the connection.
+     */
+    @Test
+    void aNonBlockingHandlerRunsOnTheEventLoopAndAnyOtherNeverDoes() throws Exception {
+      RedisPubSub publisher = connect(server.url());
+      RedisPubSub subscriber = connect(server.url());
+      BlockingQueue<String> nonBlocking = new LinkedBlockingQueue<>();
+      BlockingQueue<String> grouped = new LinkedBlockingQueue<>();
+      BlockingQueue<String> normal = new LinkedBlockingQueue<>();
+      subscriber.subscribe(
+          "threads.t",
+          SubscribeOptions.defaults().withNonBlockingHandler(),
+          m -> nonBlocking.add(Thread.currentThread().getName()));
+      subscriber.subscribe(
+          "threads.t",
+          SubscribeOptions.queueGroup("g").withNonBlockingHandler(),
+          m -> grouped.add(Thread.currentThread().getName()));
+      subscriber.subscribe(
+          "threads.t",
+          SubscribeOptions.defaults(),
+          m -> normal.add(Thread.currentThread().getName()));
+      subscriber.flush(WAIT);
+
+      for (int i = 0; i < 20; i++) {
+        assertThat(publisher.publish("threads.t", bytes("m" + i)).get(5, TimeUnit.SECONDS))
+            .isEqualTo(2);
+      }
+      for (int i = 0; i < 20; i++) {
+        assertThat(take(nonBlocking)).as("non-blocking, plain").matches(LETTUCE_EVENT_LOOP);
+        assertThat(take(grouped)).as("non-blocking, queue group").matches(LETTUCE_EVENT_LOOP);
+        assertThat(take(normal))
+            .as("a handler that did not promise")
+            .doesNotMatch(LETTUCE_EVENT_LOOP)
+            .startsWith("ops-");
+      }
+    }
+
+    private static final String LETTUCE_EVENT_LOOP = "lettuce-.*EventLoop.*";
+
+    private String take(BlockingQueue<String> queue) throws InterruptedException {
+      String name = queue.poll(10, TimeUnit.SECONDS);
+      if (name == null) {
+        throw new AssertionError("no message within 10 s");
+      }
+      return name;
+    }
+  }
+
+  @Nested
   class ReceiverCounts {
     @Test
     void aPublishNobodyReceivesIsZeroAndOneSomebodyReceivesCountsThem() throws Exception {

@@ -103,7 +103,8 @@ public final class WebSocketHub implements AutoCloseable {
   private final Server jetty;
   private final ServerConnector connector;
   private final ForkJoinPool deliveries;
-  // The hub's own subscribers (its CallHandler, node, catalogs) start on the reader's thread.
+  // The hub's own subscribers that never block (its CallHandler, node) start on the reader's
+  // thread.
   private final InlineFirst inlineFirst;
   private final ScheduledThreadPoolExecutor timer;
   private final LocalPort local = new LocalPort();
@@ -504,13 +505,22 @@ public final class WebSocketHub implements AutoCloseable {
       LocalSub(String topic, SubscribeOptions subscribeOptions, Consumer<Message> handler) {
         this.topic = topic;
         boolean inbox = ProtocolTopics.isInbox(topic);
+        // Only a handler that promised never to block (withNonBlockingHandler: the hub's
+        // CallHandler and node) starts on the thread that relays the message (D74); any other
+        // (a catalog's listeners, users' subscriptions) may wait and runs on the pool.
         this.mailbox =
-            SerialMailbox.create(
-                subscribeOptions.bufferSize(),
-                subscribeOptions.overflow(),
-                deliveries,
-                inlineFirst,
-                handler);
+            subscribeOptions.nonBlockingHandler()
+                ? SerialMailbox.create(
+                    subscribeOptions.bufferSize(),
+                    subscribeOptions.overflow(),
+                    deliveries,
+                    inlineFirst,
+                    handler)
+                : SerialMailbox.create(
+                    subscribeOptions.bufferSize(),
+                    subscribeOptions.overflow(),
+                    deliveries,
+                    handler);
         this.entry =
             new Broker.Sub(
                 topic,

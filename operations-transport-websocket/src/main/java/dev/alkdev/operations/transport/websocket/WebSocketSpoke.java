@@ -86,6 +86,8 @@ public final class WebSocketSpoke implements PubSub {
   private final AtomicLong disconnects = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object linking = new Object();
+  // True while a spoke's reader thread handles a frame (and the handlers run inline from it).
+  private static final ThreadLocal<Boolean> ON_READER = ThreadLocal.withInitial(() -> false);
   private volatile Link link; // the connection in use; null while disconnected
   private volatile Identity identity = Identity.anonymous();
   private volatile int maxMessageBytes;
@@ -261,6 +263,19 @@ public final class WebSocketSpoke implements PubSub {
       return sub; // subscribed when the connection is back
     }
     CompletableFuture<Void> accepted = current.subscribe(sub);
+    if (ON_READER.get()) {
+      // A non-blocking handler subscribing on the reader's thread: the hub's SUBOK could only be
+      // read once this returns, so waiting would stall the connection until the timeout. It takes
+      // effect when the hub reads it, as after a reconnect; a refusal is logged.
+      accepted.whenComplete(
+          (ok, failure) -> {
+            if (failure instanceof CallError error && error.code() != ErrorCode.UNAVAILABLE) {
+              subs.remove(sid);
+              LOG.warn("{}: the hub refused a subscription to {}", this, topic, error);
+            }
+          });
+      return sub;
+    }
     try {
       accepted.get(options.requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
       return sub;
@@ -724,10 +739,16 @@ public final class WebSocketSpoke implements PubSub {
 
     @Override
     public void frame(ByteBuffer payload) {
+      boolean outer = !ON_READER.get();
+      ON_READER.set(true);
       try {
         onFrame(Frames.parse(payload));
       } catch (RuntimeException e) {
         LOG.warn("{}: a frame from the hub failed", WebSocketSpoke.this, e);
+      } finally {
+        if (outer) {
+          ON_READER.set(false);
+        }
       }
     }
 
@@ -852,9 +873,17 @@ public final class WebSocketSpoke implements PubSub {
       this.sid = sid;
       this.topic = topic;
       this.options = options;
-      // Never on the reader's thread: a handler that waits would stop the whole connection.
+      // A handler that waits would stop the whole connection on the reader's thread, so only one
+      // that promised never to (withNonBlockingHandler: the call protocol's serving side) starts
+      // there, saving a hand-off per message (D74); any other runs on the delivery pool. Inline
+      // without a depth bound: only the reader offers, and a handler running on it cannot make it
+      // read again before returning, so these runs never nest; a busy mailbox still yields to the
+      // pool after a batch.
       this.mailbox =
-          SerialMailbox.create(options.bufferSize(), options.overflow(), deliveries, handler);
+          options.nonBlockingHandler()
+              ? SerialMailbox.create(
+                  options.bufferSize(), options.overflow(), deliveries, Runnable::run, handler)
+              : SerialMailbox.create(options.bufferSize(), options.overflow(), deliveries, handler);
     }
 
     @Override
