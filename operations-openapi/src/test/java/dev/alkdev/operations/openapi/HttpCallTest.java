@@ -596,6 +596,18 @@ class HttpCallTest {
   }
 
   @Test
+  void moreCallsInFlightThanJettysDefaultQueueAllComplete() throws Exception {
+    // Jetty's client queues calls past its 64 connections and by default refuses past 1,024.
+    var slow = ops().get("slow");
+    List<CompletableFuture<?>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 1_150; i++) { // 64 on connections, the rest queued: over 1,024
+      calls.add(start(slow, "{}", OperationContext.create()));
+    }
+    slowRelease.countDown();
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(25, TimeUnit.SECONDS);
+  }
+
+  @Test
   void aJdkClientTheUserGivesIsStillTheOneUsed() throws Exception {
     java.util.concurrent.atomic.AtomicInteger tasks =
         new java.util.concurrent.atomic.AtomicInteger();

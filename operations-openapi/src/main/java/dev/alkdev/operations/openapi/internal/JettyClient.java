@@ -23,6 +23,9 @@ public final class JettyClient implements AutoCloseable {
    */
   static final JettyClient SHARED = new JettyClient("ops-openapi-http");
 
+  /** Calls waiting for one of a service's 64 connections before more are refused. */
+  static final int MAX_QUEUED = 65_536;
+
   private final String threadName;
   private HttpClient client; // guarded by this
   private boolean closed; // guarded by this
@@ -49,6 +52,10 @@ public final class JettyClient implements AutoCloseable {
       // Redirects are followed by HttpOperation, same-origin only, so credentials stay put.
       http.setFollowRedirects(false);
       http.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "operations-java"));
+      // Jetty opens at most 64 connections to a service and queues the rest, refusing past 1,024
+      // queued: a caller with more calls in flight than that got failures the JDK client never
+      // gave. Each queued call is bounded by its own timeout, so a deep queue cannot hang.
+      http.setMaxRequestsQueuedPerDestination(MAX_QUEUED);
       // As with the JDK client: no Accept-Encoding sent, so bodies arrive as the service sends
       // them (the cap counts what we read), and no cookies kept between calls, which would leak
       // one call's session into the next.
