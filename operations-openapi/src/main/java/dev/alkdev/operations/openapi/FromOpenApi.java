@@ -4,9 +4,7 @@ import dev.alkdev.operations.openapi.internal.DocumentLoader;
 import dev.alkdev.operations.openapi.internal.DocumentLoader.Source;
 import dev.alkdev.operations.openapi.internal.EventStreamOpener;
 import dev.alkdev.operations.openapi.internal.Importer;
-import dev.alkdev.operations.sse.SseEnvelopes;
-import dev.alkdev.operations.sse.SseLimits;
-import dev.alkdev.operations.sse.SseOptions;
+import dev.alkdev.operations.openapi.internal.SseStreams;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,25 +13,16 @@ import java.util.Objects;
 /**
  * Operations from an OpenAPI 3.0/3.1 document: the seeds' {@code FromOpenAPI}, {@code
  * FromOpenAPIFile} and {@code FromOpenAPIUrl}. Each returns the operations (one per path and
- * method) with handlers that call the service over the JDK HttpClient; register them with {@link
- * OpenApiImport#registerAll}. Errors are {@code CallError}s: INVALID_INPUT for a document that is
- * not OpenAPI 3 (2.0 included), a missing or refused {@code $ref}; RESOURCE_EXHAUSTED over the size
- * cap. The rules are in docs/openapi.md.
+ * method) with handlers that call the service over Jetty's HTTP client (SSE streams, and every call
+ * when {@link HttpServiceConfig#httpClient()} is set, over the JDK's); register them with {@link
+ * OpenApiImport#registerAll}. Imports made here share one client, whose daemon threads start with
+ * the first call; a source made by the {@code openapi} source factory has its own, closed with it.
+ * Errors are {@code CallError}s: INVALID_INPUT for a document that is not OpenAPI 3 (2.0 included),
+ * a missing or refused {@code $ref}; RESOURCE_EXHAUSTED over the size cap. The rules are in
+ * docs/openapi.md.
  */
 public final class FromOpenApi {
-  /**
-   * SUBSCRIPTION operations read their {@code text/event-stream} responses with the SSE client: one
-   * envelope per event, reconnecting with {@code Last-Event-ID}, stopped by the call's cancellation
-   * or deadline. An event may be as large as the config's response-body cap.
-   */
-  private static final EventStreamOpener EVENTS =
-      (client, request, context, maxEventBytes) -> {
-        int cap = (int) Math.min(Integer.MAX_VALUE, Math.max(1, maxEventBytes));
-        SseLimits defaults = SseLimits.defaults();
-        SseLimits limits = new SseLimits(Math.min(defaults.maxLineBytes(), cap), cap);
-        return SseEnvelopes.open(
-            client, request, SseOptions.defaults().withLimits(limits), context);
-      };
+  private static final EventStreamOpener EVENTS = SseStreams.OPENER;
 
   private FromOpenApi() {}
 

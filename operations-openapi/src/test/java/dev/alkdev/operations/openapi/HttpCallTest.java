@@ -559,6 +559,87 @@ class HttpCallTest {
   }
 
   @Test
+  void framingHeadersAreRefusedAsParameters() {
+    // Jetty's client sends what it is given: headers that frame or route the request are refused
+    // before sending, whatever the client (the JDK's refused only some of them).
+    for (String name : List.of("Transfer-Encoding", "Connection", "TE", "Bad Name")) {
+      String doc =
+          DOC.replace(
+              "- {name: X-Trace, in: header, schema: {type: string}}",
+              "- {name: X-Trace, in: header, schema: {type: string}}\n"
+                  + "        - {name: '"
+                  + name
+                  + "', in: header, schema: {type: string}}");
+      var get =
+          OpenApiImportTest.byName(
+                  FromOpenApi.fromString(
+                      doc, HttpServiceConfig.builder("t").baseUrl(server.base()).build()))
+              .get("getItem");
+      CallError e =
+          failure(get, "{\"id\":\"1\",\"" + name + "\":\"chunked\"}", OperationContext.create());
+      assertThat(e.code()).as(name).isEqualTo(ErrorCode.INVALID_INPUT);
+      assertThat(e.getMessage()).as(name).contains("header refused");
+    }
+    assertThat(server.requests).isEmpty();
+  }
+
+  @Test
+  void callsCompleteOnJettysClientThreadsNotAThreadPerCall() throws Exception {
+    CompletableFuture<?> call = start(ops().get("slow"), "{}", OperationContext.create());
+    CompletableFuture<String> completedOn =
+        call.handle((result, error) -> Thread.currentThread().getName());
+    slowRelease.countDown();
+    // The JDK client's sendAsync completed through the common pool (a new thread per task on
+    // fewer than three CPUs, D17); Jetty's completes on the thread that read the response.
+    assertThat(completedOn.get(10, TimeUnit.SECONDS)).startsWith("ops-openapi-http");
+    assertThat(call.get(10, TimeUnit.SECONDS)).isNotNull();
+  }
+
+  @Test
+  void moreCallsInFlightThanJettysDefaultQueueAllComplete() throws Exception {
+    // Jetty's client queues calls past its 64 connections and by default refuses past 1,024.
+    var slow = ops().get("slow");
+    List<CompletableFuture<?>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 1_150; i++) { // 64 on connections, the rest queued: over 1,024
+      calls.add(start(slow, "{}", OperationContext.create()));
+    }
+    slowRelease.countDown();
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(25, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aJdkClientTheUserGivesIsStillTheOneUsed() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger tasks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      java.net.http.HttpClient own =
+          java.net.http.HttpClient.newBuilder()
+              .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+              .executor(
+                  task -> {
+                    tasks.incrementAndGet();
+                    pool.execute(task);
+                  })
+              .build();
+      var ops = ops(HttpServiceConfig.builder("t").httpClient(own).maxResponseBytes(1000));
+      assertThat(call(ops.get("text"), "{}").data()).isEqualTo("héllo");
+      assertThat(tasks.get()).isPositive();
+      // Its exchanges keep the same bounds: the body cap and the whole-exchange timeout.
+      assertThat(failure(ops.get("big"), "{}", OperationContext.create()).code())
+          .isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+      var short1s =
+          ops(HttpServiceConfig.builder("t").httpClient(own).timeout(Duration.ofSeconds(1)));
+      CallError late = failure(short1s.get("trickle"), "{}", OperationContext.create());
+      assertThat(late.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+      assertThat(late.getMessage()).contains("no complete response within 1000 ms");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void seeOtherAfterPostBecomesGet() throws Exception {
     server.on(
         "/items",

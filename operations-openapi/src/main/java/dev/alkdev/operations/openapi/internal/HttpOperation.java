@@ -57,7 +57,8 @@ public final class HttpOperation {
   private final Map<String, FormBodies.Field> formFields; // the form body's fields, by name
   private final HttpServiceConfig config;
   private final BaseUrl baseUrl;
-  private final Supplier<HttpClient> client;
+  private final Supplier<HttpClient> client; // the JDK client: streams, and a user's own client
+  private final Optional<JettyClient> jetty; // unary calls, unless the user gave a JDK client
   private final EventStreamOpener events;
 
   HttpOperation(
@@ -70,6 +71,7 @@ public final class HttpOperation {
       HttpServiceConfig config,
       BaseUrl baseUrl,
       Supplier<HttpClient> client,
+      Optional<JettyClient> jetty,
       EventStreamOpener events) {
     this.operationId = operationId;
     this.method = method.toUpperCase(Locale.ROOT);
@@ -80,31 +82,100 @@ public final class HttpOperation {
     this.config = config;
     this.baseUrl = baseUrl;
     this.client = client;
+    this.jetty = jetty;
     this.events = events;
   }
 
   /** The AsyncOperationHandler body. */
   public CompletionStage<?> call(JsonNode input, OperationContext context) {
-    HttpRequest request;
+    CompletableFuture<Object> result = new CompletableFuture<>();
     try {
       context.throwIfDone();
-      request = build(input, context, false).build();
+      send(build(input, context, false), context, result, config.maxRedirects());
     } catch (CallError e) {
       return CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Object> result = new CompletableFuture<>();
-    send(request, context, result, config.maxRedirects());
     return result;
   }
 
   /** The SubscriptionHandler body: the request is handed to the SSE seam. */
   public Flow.Publisher<?> subscribe(JsonNode input, OperationContext context) {
     context.throwIfDone();
-    HttpRequest request = build(input, context, true).build();
+    HttpRequest request = toJdk(build(input, context, true), timeout(context));
     return events.open(client.get(), request, context, config.maxResponseBytes());
   }
 
-  private HttpRequest.Builder build(JsonNode input, OperationContext context, boolean stream) {
+  /**
+   * A request as built from the input, for either client.
+   *
+   * @param body the body's bytes; empty for none
+   */
+  record Prepared(String method, URI uri, List<String[]> headers, Optional<byte[]> body) {}
+
+  /** A response, from either client. */
+  record Reply(int status, Map<String, List<String>> headers, String contentType, byte[] body) {
+    Optional<String> header(String name) {
+      List<String> values = headers.get(name);
+      return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    }
+  }
+
+  /**
+   * Headers the request's framing and routing depend on: set by the client, never by a parameter or
+   * the config (the JDK client refuses the first five itself; Jetty's would send them).
+   */
+  private static final Set<String> RESTRICTED_HEADERS =
+      Set.of(
+          "connection",
+          "content-length",
+          "expect",
+          "host",
+          "upgrade",
+          "transfer-encoding",
+          "te",
+          "trailer",
+          "keep-alive",
+          "proxy-connection");
+
+  private static void checkHeaderName(String name) {
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("empty header name");
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean token =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!token) {
+        throw new IllegalArgumentException("invalid header name: \"" + name + "\"");
+      }
+    }
+    if (RESTRICTED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+      throw new IllegalArgumentException("restricted header name: \"" + name + "\"");
+    }
+  }
+
+  private static HttpRequest toJdk(Prepared prepared, Duration timeout) {
+    HttpRequest.Builder builder = HttpRequest.newBuilder(prepared.uri()).timeout(timeout);
+    try {
+      for (String[] header : prepared.headers()) {
+        builder.header(header[0], header[1]);
+      }
+    } catch (IllegalArgumentException e) {
+      throw CallError.of(ErrorCode.INVALID_INPUT, "header refused: " + e.getMessage());
+    }
+    builder.method(
+        prepared.method(),
+        prepared
+            .body()
+            .map(HttpRequest.BodyPublishers::ofByteArray)
+            .orElseGet(HttpRequest.BodyPublishers::noBody));
+    return builder.build();
+  }
+
+  private Prepared build(JsonNode input, OperationContext context, boolean stream) {
     JsonNode in = input == null ? JsonNodeFactory.instance.objectNode() : input;
     StringBuilder path = new StringBuilder();
     StringBuilder query = new StringBuilder();
@@ -151,22 +222,24 @@ public final class HttpOperation {
       base = base.substring(0, base.length() - 1);
     }
     String uri = base + path + (query.length() == 0 ? "" : "?" + query);
-    HttpRequest.Builder builder;
+    URI target;
     try {
-      builder = HttpRequest.newBuilder(new URI(uri));
-    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+      target = new URI(uri);
+    } catch (java.net.URISyntaxException e) {
       throw CallError.of(ErrorCode.INVALID_INPUT, "request URI is not valid: " + e.getMessage());
     }
-    builder.timeout(timeout(context));
+    if (target.getHost() == null) {
+      throw CallError.of(ErrorCode.INVALID_INPUT, "request URI has no host: " + uri);
+    }
     try {
       for (String[] header : headers) {
-        builder.header(header[0], header[1]);
-      }
-      if (stream) {
-        builder.header("Accept", "text/event-stream");
+        checkHeaderName(header[0]);
       }
     } catch (IllegalArgumentException e) {
       throw CallError.of(ErrorCode.INVALID_INPUT, "header refused: " + e.getMessage());
+    }
+    if (stream) {
+      headers.add(new String[] {"Accept", "text/event-stream"});
     }
     JsonNode body = in.get("body");
     if (!bodyMediaType.isEmpty() && body != null && !body.isMissingNode()) {
@@ -181,12 +254,10 @@ public final class HttpOperation {
       } else {
         bytes = JSON.writeValueAsBytes(body);
       }
-      builder.header("Content-Type", contentType);
-      builder.method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
-    } else {
-      builder.method(method, HttpRequest.BodyPublishers.noBody());
+      headers.add(new String[] {"Content-Type", contentType});
+      return new Prepared(method, target, headers, Optional.of(bytes));
     }
-    return builder;
+    return new Prepared(method, target, headers, Optional.empty());
   }
 
   private void expandPath(JsonNode in, StringBuilder path) {
@@ -258,28 +329,12 @@ public final class HttpOperation {
   }
 
   private void send(
-      HttpRequest request,
-      OperationContext context,
-      CompletableFuture<Object> result,
-      int hopsLeft) {
-    CompletableFuture<HttpResponse<byte[]>> exchange =
-        client.get().sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
-    // The request's own timeout covers only the response headers: a server that then sends one
-    // byte a second would keep the call for as long as it likes. This bounds the whole exchange,
-    // body included, and cancelling the JDK's future aborts it.
+      Prepared request, OperationContext context, CompletableFuture<Object> result, int hopsLeft) {
+    // Both clients bound the whole exchange, body included, by this: the JDK request's own timeout
+    // covers only the headers, so a server that then sends one byte a second would keep the call.
     Duration whole = timeout(context);
-    java.util.concurrent.atomic.AtomicBoolean timedOut =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    CompletableFuture<Void> timer =
-        new CompletableFuture<Void>().orTimeout(whole.toNanos(), TimeUnit.NANOSECONDS);
-    timer.whenComplete(
-        (ignored, late) -> {
-          if (late != null && !exchange.isDone()) {
-            timedOut.set(true);
-            exchange.cancel(true); // cancel first: completing it first would not abort the I/O
-          }
-        });
-    exchange.whenComplete((response, error) -> timer.complete(null)); // drops the timer
+    CompletableFuture<Reply> exchange =
+        jetty.isPresent() ? sendJetty(jetty.get(), request, whole) : sendJdk(request, whole);
     // Cancelling the call, or its deadline, fails the result and cancels the exchange.
     context
         .bind(exchange)
@@ -289,20 +344,10 @@ public final class HttpOperation {
                 return;
               }
               try {
-                if (error != null && timedOut.get()) {
-                  result.completeExceptionally(
-                      CallError.of(
-                          ErrorCode.DEADLINE_EXCEEDED,
-                          operationId
-                              + ": no complete response within "
-                              + whole.toMillis()
-                              + " ms: "
-                              + request.uri(),
-                          error));
-                } else if (error != null) {
-                  result.completeExceptionally(mapError(error, request));
-                } else if (REDIRECTS.contains(response.statusCode())
-                    && response.headers().firstValue("location").isPresent()) {
+                if (error != null) {
+                  result.completeExceptionally(mapError(error, request, whole));
+                } else if (REDIRECTS.contains(response.status())
+                    && response.header("location").isPresent()) {
                   redirect(request, response, context, result, hopsLeft);
                 } else {
                   result.complete(toResult(response));
@@ -313,13 +358,92 @@ public final class HttpOperation {
             });
   }
 
+  /** Thrown (as a cause) when the whole exchange took longer than its timeout. */
+  private static final class ExchangeTimeout extends RuntimeException {
+    ExchangeTimeout() {
+      super("no complete response in time", null, false, false);
+    }
+  }
+
+  /**
+   * The exchange on Jetty's client: its total timeout covers the whole exchange, the body is read
+   * here under the cap, and cancelling the returned future aborts the exchange.
+   */
+  private CompletableFuture<Reply> sendJetty(JettyClient jetty, Prepared prepared, Duration whole) {
+    org.eclipse.jetty.client.Request request =
+        jetty
+            .get()
+            .newRequest(prepared.uri())
+            .method(prepared.method())
+            .timeout(Math.max(1, whole.toMillis()), TimeUnit.MILLISECONDS);
+    request.headers(
+        fields -> {
+          for (String[] header : prepared.headers()) {
+            fields.add(header[0], header[1]);
+          }
+        });
+    prepared
+        .body()
+        .ifPresent(bytes -> request.body(new org.eclipse.jetty.client.BytesRequestContent(bytes)));
+    CompletableFuture<Reply> exchange = new CompletableFuture<>();
+    exchange.whenComplete(
+        (reply, error) -> {
+          if (error instanceof CancellationException) {
+            request.abort(error);
+          }
+        });
+    request.send(new BoundedBody.JettyListener(config.maxResponseBytes(), exchange));
+    return exchange;
+  }
+
+  /** The exchange on a JDK client the user gave; cancelling its future aborts it. */
+  private CompletableFuture<Reply> sendJdk(Prepared prepared, Duration whole) {
+    HttpRequest request = toJdk(prepared, whole);
+    CompletableFuture<HttpResponse<byte[]>> sent =
+        client.get().sendAsync(request, BoundedBody.handler(config.maxResponseBytes()));
+    CompletableFuture<Reply> exchange = new CompletableFuture<>();
+    CompletableFuture<Void> timer =
+        new CompletableFuture<Void>().orTimeout(whole.toNanos(), TimeUnit.NANOSECONDS);
+    timer.whenComplete(
+        (ignored, late) -> {
+          if (late != null && !sent.isDone()) {
+            // Ours first, so the call fails as timed out, not as cancelled; then the JDK's
+            // future is cancelled, which aborts its I/O.
+            exchange.completeExceptionally(new ExchangeTimeout());
+            sent.cancel(true);
+          }
+        });
+    exchange.whenComplete(
+        (reply, error) -> {
+          timer.complete(null); // drops the timer
+          if (error instanceof CancellationException) {
+            sent.cancel(true);
+          }
+        });
+    sent.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            exchange.completeExceptionally(error);
+          } else {
+            String contentType = response.headers().firstValue("content-type").orElse("");
+            exchange.complete(
+                new Reply(
+                    response.statusCode(),
+                    BoundedBody.lowerCaseNames(response.headers().map()),
+                    contentType,
+                    response.body()));
+          }
+        });
+    return exchange;
+  }
+
   private void redirect(
-      HttpRequest request,
-      HttpResponse<byte[]> response,
+      Prepared request,
+      Reply response,
       OperationContext context,
       CompletableFuture<Object> result,
       int hopsLeft) {
-    String location = response.headers().firstValue("location").orElseThrow();
+    String location = response.header("location").orElseThrow();
     URI target;
     try {
       target = request.uri().resolve(new URI(location));
@@ -334,23 +458,27 @@ public final class HttpOperation {
       throw redirectError(response, location, "too many redirects");
     }
     context.throwIfDone();
-    HttpRequest.Builder next = HttpRequest.newBuilder(request, (name, value) -> true).uri(target);
-    next.timeout(timeout(context));
-    if (response.statusCode() == 303
-        || ((response.statusCode() == 301 || response.statusCode() == 302)
+    Prepared next = new Prepared(request.method(), target, request.headers(), request.body());
+    if (response.status() == 303
+        || ((response.status() == 301 || response.status() == 302)
             && request.method().equals("POST"))) {
-      next.method("GET", HttpRequest.BodyPublishers.noBody());
+      // The body goes, and with it the header that described it.
+      List<String[]> headers =
+          request.headers().stream()
+              .filter(header -> !header[0].equalsIgnoreCase("Content-Type"))
+              .toList();
+      next = new Prepared("GET", target, headers, Optional.empty());
     }
-    send(next.build(), context, result, hopsLeft - 1);
+    send(next, context, result, hopsLeft - 1);
   }
 
-  private CallError redirectError(HttpResponse<byte[]> response, String location, String why) {
+  private CallError redirectError(Reply response, String location, String why) {
     ObjectNode details = JsonNodeFactory.instance.objectNode();
-    details.put("status", response.statusCode());
+    details.put("status", response.status());
     details.put("location", location);
     return CallError.builder(
             ErrorCode.EXECUTION_ERROR,
-            operationId + ": redirect (HTTP " + response.statusCode() + ") not followed: " + why)
+            operationId + ": redirect (HTTP " + response.status() + ") not followed: " + why)
         .details(details)
         .build();
   }
@@ -371,10 +499,21 @@ public final class HttpOperation {
   }
 
   /** The call's own error (its cancellation, its deadline), else what the exchange's means. */
-  private CallError mapError(Throwable error, HttpRequest request) {
+  private CallError mapError(Throwable error, Prepared request, Duration whole) {
     return CallError.from(
         error,
         cause -> {
+          if (cause instanceof ExchangeTimeout
+              || cause instanceof java.util.concurrent.TimeoutException) {
+            return CallError.of(
+                ErrorCode.DEADLINE_EXCEEDED,
+                operationId
+                    + ": no complete response within "
+                    + whole.toMillis()
+                    + " ms: "
+                    + request.uri(),
+                cause);
+          }
           if (cause instanceof HttpTimeoutException) {
             return CallError.of(
                 ErrorCode.DEADLINE_EXCEEDED,
@@ -390,9 +529,9 @@ public final class HttpOperation {
         });
   }
 
-  private Object toResult(HttpResponse<byte[]> response) {
-    int status = response.statusCode();
-    String contentType = response.headers().firstValue("content-type").orElse("");
+  private Object toResult(Reply response) {
+    int status = response.status();
+    String contentType = response.contentType();
     byte[] bytes = response.body();
     if (status < 200 || status > 299) {
       ObjectNode details = JsonNodeFactory.instance.objectNode();
@@ -409,7 +548,7 @@ public final class HttpOperation {
               .build());
     }
     Object data = parseBody(bytes, contentType);
-    Map<String, List<String>> headerValues = response.headers().map();
+    Map<String, List<String>> headerValues = response.headers();
     return Envelopes.httpEnvelope(
         data, HttpResponseMeta.ofHeaderValues(status, headerValues, contentType));
   }

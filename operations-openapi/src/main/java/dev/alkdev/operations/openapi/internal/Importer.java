@@ -50,6 +50,7 @@ public final class Importer {
   private final HttpServiceConfig config;
   private final List<String> earlyWarnings;
   private final EventStreamOpener events;
+  private final Optional<JettyClient> jetty;
   private final Refs refs;
   private final List<String> warnings = new ArrayList<>();
   private final Map<JsonNode, Schema> compiledSchemas = new java.util.HashMap<>();
@@ -59,10 +60,13 @@ public final class Importer {
       DocumentLoader loader,
       JsonNode document,
       HttpServiceConfig config,
-      EventStreamOpener events) {
+      EventStreamOpener events,
+      JettyClient jetty) {
     this.loader = loader;
     this.config = config;
     this.events = events;
+    // A JDK client the user gave is theirs to keep using, for every call (D70).
+    this.jetty = config.httpClient().isPresent() ? Optional.empty() : Optional.of(jetty);
     List<String> early = new ArrayList<>();
     // Swagger 2.0 is read into the 3.0 shape first (D50); the rest of the import is the same.
     this.document =
@@ -79,7 +83,17 @@ public final class Importer {
       JsonNode document,
       HttpServiceConfig config,
       EventStreamOpener events) {
-    return new Importer(loader, document, config, events).run();
+    return run(loader, document, config, events, JettyClient.SHARED);
+  }
+
+  /** {@link #run(DocumentLoader, JsonNode, HttpServiceConfig, EventStreamOpener)} on a client. */
+  public static OpenApiImport run(
+      DocumentLoader loader,
+      JsonNode document,
+      HttpServiceConfig config,
+      EventStreamOpener events,
+      JettyClient jetty) {
+    return new Importer(loader, document, config, events, jetty).run();
   }
 
   private OpenApiImport run() {
@@ -94,6 +108,8 @@ public final class Importer {
               + "): the operations list, but calls fail until one is set");
     }
     // Built on first call, not at import: an import that is only listed starts no client threads.
+    // The JDK client reads SSE streams (operations-sse is written on it), and is the user's own
+    // when they gave one; unary calls go through Jetty's otherwise.
     Supplier<HttpClient> client =
         config.httpClient().isPresent() ? config.httpClient()::get : new LazyClient(config);
     List<OperationDefinition> operations = new ArrayList<>();
@@ -423,6 +439,7 @@ public final class Importer {
             config,
             baseUrl,
             client,
+            jetty,
             events);
     Handler handler =
         type == OperationType.SUBSCRIPTION
@@ -498,7 +515,7 @@ public final class Importer {
         key -> Schema.deferred(() -> FromSchema.convert(key, dialect, SchemaOptions.defaults())));
   }
 
-  /** The default client, built once on first use. */
+  /** The default JDK client, for SSE streams, built once on first use. */
   private static final class LazyClient implements Supplier<HttpClient> {
     private final HttpServiceConfig config;
     private volatile HttpClient client;

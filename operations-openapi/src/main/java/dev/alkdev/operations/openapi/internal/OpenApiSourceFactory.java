@@ -1,14 +1,12 @@
 package dev.alkdev.operations.openapi.internal;
 
 import dev.alkdev.operations.OperationRegistry;
-import dev.alkdev.operations.openapi.FromOpenApi;
 import dev.alkdev.operations.openapi.HttpAuth;
 import dev.alkdev.operations.openapi.HttpServiceConfig;
 import dev.alkdev.operations.openapi.OpenApiOptions;
 import dev.alkdev.operations.source.OperationSource;
 import dev.alkdev.operations.source.SourceEntry;
 import dev.alkdev.operations.source.SourceFactory;
-import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -132,12 +130,14 @@ public final class OpenApiSourceFactory implements SourceFactory {
     private final String location;
     private final boolean remote;
     private final HttpServiceConfig config;
+    private final JettyClient client;
 
     Source(String name, String location, boolean remote, HttpServiceConfig config) {
       this.name = name;
       this.location = location;
       this.remote = remote;
       this.config = config;
+      this.client = new JettyClient("ops-openapi-http-" + name);
     }
 
     @Override
@@ -153,11 +153,22 @@ public final class OpenApiSourceFactory implements SourceFactory {
     @Override
     public CompletableFuture<Void> load(OperationRegistry registry) {
       return CompletableFuture.runAsync(
-          () ->
-              (remote
-                      ? FromOpenApi.fromUrl(URI.create(location), config, OpenApiOptions.defaults())
-                      : FromOpenApi.fromFile(java.nio.file.Path.of(location), config))
-                  .registerAll(registry),
+          () -> {
+            // FromOpenApi's fromUrl and fromFile, on this source's own client.
+            DocumentLoader loader =
+                new DocumentLoader(
+                    OpenApiOptions.defaults(),
+                    new DocumentLoader.Source(
+                        remote ? DocumentLoader.Source.Kind.URL : DocumentLoader.Source.Kind.FILE,
+                        location));
+            Importer.run(
+                    loader,
+                    loader.parse(loader.readRoot(), location),
+                    config,
+                    SseStreams.OPENER,
+                    client)
+                .registerAll(registry);
+          },
           task -> {
             // A daemon thread per load, so a stuck download never keeps the JVM alive.
             Thread thread = new Thread(task, "openapi-source-" + name);
@@ -168,8 +179,8 @@ public final class OpenApiSourceFactory implements SourceFactory {
 
     @Override
     public void close() {
-      // The import holds no connection; the adapter's HttpClient is created per import and its
-      // idle connections close with it.
+      // Its calls' connections and threads (SSE streams are ended by their calls' cancellation).
+      client.close();
     }
   }
 }
