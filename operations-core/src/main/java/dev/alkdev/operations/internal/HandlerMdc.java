@@ -24,7 +24,7 @@ public final class HandlerMdc implements AutoCloseable {
   private final String previousTrace;
   private final String previousSpan;
 
-  private HandlerMdc(OperationContext context) {
+  private HandlerMdc(OperationContext context, TraceIds ids) {
     previousRequest = MDC.get(REQUEST_ID);
     previousTrace = MDC.get(TRACE_ID);
     previousSpan = MDC.get(SPAN_ID);
@@ -35,6 +35,12 @@ public final class HandlerMdc implements AutoCloseable {
       MDC.put(REQUEST_ID, requestId.get());
     } else {
       MDC.remove(REQUEST_ID);
+    }
+    if (ids != null) {
+      // The tracing interceptor's own span: its ids as they are, no traceparent written (D71).
+      MDC.put(TRACE_ID, ids.traceId());
+      MDC.put(SPAN_ID, ids.spanId());
+      return;
     }
     String traceparent = context.metadata().get(TraceContext.TRACEPARENT).orElse("");
     // version "-" 32 hex trace id "-" 16 hex span id "-" flags; anything else is not trusted.
@@ -64,11 +70,15 @@ public final class HandlerMdc implements AutoCloseable {
     if (!MDC_PRESENT) {
       return NONE;
     }
+    TraceIds ids = TraceIds.unwritten(context.metadata());
+    if (ids != null) {
+      return ids.sampled() ? new HandlerMdc(context, ids) : NONE;
+    }
     Optional<String> traceparent = context.metadata().get(TraceContext.TRACEPARENT);
     if (traceparent.isEmpty() || !sampled(traceparent.get())) {
       return NONE;
     }
-    return new HandlerMdc(context);
+    return new HandlerMdc(context, null);
   }
 
   /**

@@ -179,10 +179,9 @@ public final class OperationTracing implements OperationInterceptor {
   /** {@code metadata} with the span's trace context in place of the one it had. */
   private static CallMetadata withTraceContext(
       CallMetadata metadata, SpanContext span, Context otel) {
-    // Version 00 of W3C Trace Context, written directly: the propagator's setter would need a map
-    // copy per call. The ids are the SDK's hex strings already.
-    String traceparent =
-        "00-" + span.getTraceId() + '-' + span.getSpanId() + '-' + span.getTraceFlags().asHex();
+    // The ids as they are (the SDK's hex strings): the metadata writes the traceparent only if a
+    // hop or a handler reads it (D71), which an in-process call mostly never does; the
+    // propagator's setter would need a map copy per call.
     Optional<String> tracestate = Optional.empty();
     if (!span.getTraceState().isEmpty()) {
       // Rare (a vendor's entries): the propagator encodes them.
@@ -190,7 +189,8 @@ public final class OperationTracing implements OperationInterceptor {
       W3C.inject(otel, w3c, (carrier, key, value) -> carrier.put(key, value));
       tracestate = Optional.ofNullable(w3c.get(TRACESTATE));
     }
-    return metadata.withTraceContext(traceparent, tracestate);
+    return metadata.withTraceContext(
+        span.getTraceId(), span.getSpanId(), span.getTraceFlags().asByte(), tracestate);
   }
 
   /** Ends the span with the call's outcome. */
