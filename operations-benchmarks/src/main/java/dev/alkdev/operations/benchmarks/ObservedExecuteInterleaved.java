@@ -24,7 +24,9 @@ public final class ObservedExecuteInterleaved {
     bench.setUp();
     Map<String, Supplier<Object>> variants = new LinkedHashMap<>();
     variants.put("plain", bench::executePlain);
+    variants.put("pass-through interceptor", bench::executeWithPassThroughInterceptor);
     variants.put("metrics", bench::executeWithMetrics);
+    variants.put("metrics, no histogram", bench::executeWithMetricsNoHistogram);
     variants.put("tracing", bench::executeWithTracing);
     variants.put("metrics+tracing", bench::executeWithMetricsAndTracing);
     variants.put("tracing, sampled off", bench::executeWithTracingSampledOff);
@@ -56,11 +58,11 @@ public final class ObservedExecuteInterleaved {
     }
     bench.tearDown();
     double plain = median(nanos.get("plain"));
-    System.out.printf("%-22s %10s %8s %10s %10s%n", "variant", "ns/call", "ratio", "+ns", "B/call");
+    System.out.printf("%-26s %10s %8s %10s %10s%n", "variant", "ns/call", "ratio", "+ns", "B/call");
     for (String name : variants.keySet()) {
       double median = median(nanos.get(name));
       System.out.printf(
-          "%-22s %10.0f %8.2f %10.0f %10.0f%n",
+          "%-26s %10.0f %8.2f %10.0f %10.0f%n",
           name, median, median / plain, median - plain, bytes.get(name));
     }
     if (sink == null) {
