@@ -1,5 +1,6 @@
 package dev.alkdev.operations;
 
+import dev.alkdev.operations.internal.TraceIds;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
@@ -30,18 +31,37 @@ public final class CallMetadata {
   /** The most bytes (UTF-8) of all keys and values together. */
   public static final int MAX_TOTAL_BYTES = 8 * 1024;
 
-  private static final CallMetadata EMPTY = new CallMetadata(Collections.emptyNavigableMap(), 0);
+  private static final CallMetadata EMPTY =
+      new CallMetadata(Collections.emptyNavigableMap(), null, 0);
 
   private static final String TRACEPARENT = "traceparent";
   private static final String TRACESTATE = "tracestate";
 
+  /** The bytes of a {@code traceparent} entry, key and version-00 value. */
+  private static final long TRACEPARENT_BYTES = TRACEPARENT.length() + 55;
+
+  static {
+    TraceIds.setReader(metadata -> metadata.trace);
+  }
+
+  /** The entries, without the {@code traceparent} when {@link #trace} holds it unwritten. */
   private final Map<String, String> entries;
+
+  /**
+   * The {@code traceparent} as a span's ids, written only when something reads it (D71), or null:
+   * then {@link #entries} holds it, if there is one.
+   */
+  private final TraceIds trace;
 
   /** The UTF-8 bytes of all keys and values: kept so that a copy checks only what it changes. */
   private final long bytes;
 
-  private CallMetadata(Map<String, String> entries, long bytes) {
+  /** {@link #entries} with the written {@code traceparent}: made when first asked for. */
+  private volatile Map<String, String> all;
+
+  private CallMetadata(Map<String, String> entries, TraceIds trace, long bytes) {
     this.entries = entries;
+    this.trace = trace;
     this.bytes = bytes;
   }
 
@@ -68,7 +88,7 @@ public final class CallMetadata {
           Objects.requireNonNull(value, () -> "the metadata value of " + key);
           copy.put(key, value);
         });
-    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), check(copy));
+    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), null, check(copy));
   }
 
   /** Metadata holding one entry. */
@@ -78,6 +98,9 @@ public final class CallMetadata {
 
   /** The value of {@code key}, if present. */
   public Optional<String> get(String key) {
+    if (trace != null && TRACEPARENT.equals(key)) {
+      return Optional.of(trace.traceparent());
+    }
     return Optional.ofNullable(entries.get(key));
   }
 
@@ -89,25 +112,27 @@ public final class CallMetadata {
   public CallMetadata with(String key, String value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    if (value.equals(entries.get(key))) {
+    if (value.equals(get(key).orElse(null))) {
       return this;
     }
-    TreeMap<String, String> copy = new TreeMap<>(entries);
+    TreeMap<String, String> copy = new TreeMap<>(asMap());
     long size = bytes + put(copy, key, value);
     return checked(copy, size);
   }
 
   /** A copy without {@code key}. */
   public CallMetadata without(String key) {
-    if (!entries.containsKey(key)) {
+    if (!asMap().containsKey(key)) {
       return this;
     }
-    TreeMap<String, String> copy = new TreeMap<>(entries);
+    TreeMap<String, String> copy = new TreeMap<>(asMap());
     String old = copy.remove(key);
     return copy.isEmpty()
         ? EMPTY
         : new CallMetadata(
-            Collections.unmodifiableNavigableMap(copy), bytes - key.length() - utf8Length(old));
+            Collections.unmodifiableNavigableMap(copy),
+            null,
+            bytes - key.length() - utf8Length(old));
   }
 
   /**
@@ -122,11 +147,11 @@ public final class CallMetadata {
   public CallMetadata withTraceContext(String traceparent, Optional<String> tracestate) {
     Objects.requireNonNull(traceparent, "traceparent");
     Objects.requireNonNull(tracestate, "tracestate (Optional.empty() for none)");
-    if (traceparent.equals(entries.get(TRACEPARENT))
+    if (traceparent.equals(get(TRACEPARENT).orElse(null))
         && tracestate.equals(Optional.ofNullable(entries.get(TRACESTATE)))) {
       return this;
     }
-    TreeMap<String, String> copy = new TreeMap<>(entries);
+    TreeMap<String, String> copy = new TreeMap<>(asMap());
     long size = bytes + put(copy, TRACEPARENT, traceparent);
     if (tracestate.isPresent()) {
       size += put(copy, TRACESTATE, tracestate.get());
@@ -137,6 +162,58 @@ public final class CallMetadata {
       }
     }
     return checked(copy, size);
+  }
+
+  /**
+   * A copy whose W3C trace context is the span {@code traceId}/{@code spanId} with {@code
+   * traceFlags} (bit 0: sampled), and {@code tracestate}, in place of the one this metadata held:
+   * as {@link #withTraceContext(String, Optional)} with the version-00 {@code traceparent} of these
+   * ids, but the string is written only when something reads it ({@link #get}, {@link #asMap}, a
+   * hop that sends the metadata on), which most in-process calls never do (D71).
+   *
+   * @throws IllegalArgumentException if the trace id is not 32 lower-case hex digits, the span id
+   *     not 16, either is all zeros, or the result would break the limits
+   */
+  public CallMetadata withTraceContext(
+      String traceId, String spanId, byte traceFlags, Optional<String> tracestate) {
+    Objects.requireNonNull(traceId, "traceId");
+    Objects.requireNonNull(spanId, "spanId");
+    Objects.requireNonNull(tracestate, "tracestate (Optional.empty() for none)");
+    TraceIds ids = TraceIds.of(traceId, spanId, traceFlags);
+    String written = trace == null ? entries.get(TRACEPARENT) : null;
+    boolean sameState = tracestate.equals(Optional.ofNullable(entries.get(TRACESTATE)));
+    if (sameState
+        && (trace != null ? trace.sameAs(ids) : written != null && ids.matches(written))) {
+      return this;
+    }
+    // The traceparent is counted whole (key and value) whether written or not; the entries keep
+    // everything else, and are shared when nothing else changes (the usual case).
+    long size = bytes + (written == null && trace == null ? TRACEPARENT_BYTES : 0);
+    if (written != null) {
+      size += TRACEPARENT_BYTES - TRACEPARENT.length() - utf8Length(written);
+    }
+    Map<String, String> rest = entries;
+    if (written != null || !sameState) {
+      TreeMap<String, String> copy = new TreeMap<>(entries);
+      copy.remove(TRACEPARENT);
+      if (tracestate.isPresent()) {
+        size += put(copy, TRACESTATE, tracestate.get());
+      } else {
+        String old = copy.remove(TRACESTATE);
+        if (old != null) {
+          size -= TRACESTATE.length() + utf8Length(old);
+        }
+      }
+      rest = Collections.unmodifiableNavigableMap(copy);
+    }
+    if (rest.size() + 1 > MAX_ENTRIES) {
+      throw new IllegalArgumentException(
+          "metadata may hold at most " + MAX_ENTRIES + " entries, was " + (rest.size() + 1));
+    }
+    if (size > MAX_TOTAL_BYTES) {
+      throw tooBig(size);
+    }
+    return new CallMetadata(rest, ids, size);
   }
 
   /** Puts a checked entry into {@code copy}; returns by how many bytes the whole grew. */
@@ -156,20 +233,30 @@ public final class CallMetadata {
     if (size > MAX_TOTAL_BYTES) {
       throw tooBig(size);
     }
-    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), size);
+    return new CallMetadata(Collections.unmodifiableNavigableMap(copy), null, size);
   }
 
   /** Every entry, sorted by key; unmodifiable. */
   public Map<String, String> asMap() {
-    return entries;
+    if (trace == null) {
+      return entries;
+    }
+    Map<String, String> map = all;
+    if (map == null) {
+      TreeMap<String, String> copy = new TreeMap<>(entries);
+      copy.put(TRACEPARENT, trace.traceparent());
+      map = Collections.unmodifiableNavigableMap(copy);
+      all = map;
+    }
+    return map;
   }
 
   public boolean isEmpty() {
-    return entries.isEmpty();
+    return trace == null && entries.isEmpty();
   }
 
   public int size() {
-    return entries.size();
+    return entries.size() + (trace == null ? 0 : 1);
   }
 
   /**
@@ -257,16 +344,16 @@ public final class CallMetadata {
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof CallMetadata that && entries.equals(that.entries);
+    return other instanceof CallMetadata that && asMap().equals(that.asMap());
   }
 
   @Override
   public int hashCode() {
-    return entries.hashCode();
+    return asMap().hashCode();
   }
 
   @Override
   public String toString() {
-    return "CallMetadata" + entries;
+    return "CallMetadata" + asMap();
   }
 }

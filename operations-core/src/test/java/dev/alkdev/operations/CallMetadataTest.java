@@ -33,6 +33,68 @@ class CallMetadataTest {
         .hasMessageContaining("control character");
   }
 
+  /**
+   * Trace context given as a span's ids reads exactly like the written traceparent (get, asMap,
+   * size, equality, further copies), and the limits count it whole (D71).
+   */
+  @Test
+  void traceContextFromIdsReadsLikeTheWrittenOne() {
+    String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    CallMetadata written =
+        CallMetadata.of(Map.of("traceparent", TRACEPARENT, "tracestate", "k=v", "baggage", "a=1"));
+    CallMetadata fromIds =
+        written.withTraceContext(traceId, "b7ad6b7169203331", (byte) 1, Optional.empty());
+    assertThat(fromIds.get("traceparent")).contains(OTHER);
+    assertThat(fromIds.size()).isEqualTo(2);
+    assertThat(fromIds.isEmpty()).isFalse();
+    assertThat(fromIds.asMap())
+        .containsExactly(Map.entry("baggage", "a=1"), Map.entry("traceparent", OTHER));
+    assertThat(fromIds).isEqualTo(written.withTraceContext(OTHER, Optional.empty()));
+    assertThat(fromIds.hashCode())
+        .isEqualTo(CallMetadata.of(Map.of("traceparent", OTHER, "baggage", "a=1")).hashCode());
+    // The same ids again, or the written traceparent they make: no copy.
+    assertThat(fromIds.withTraceContext(traceId, "b7ad6b7169203331", (byte) 1, Optional.empty()))
+        .isSameAs(fromIds);
+    CallMetadata same = CallMetadata.of("traceparent", OTHER);
+    assertThat(same.withTraceContext(traceId, "b7ad6b7169203331", (byte) 1, Optional.empty()))
+        .isSameAs(same);
+    // Unsampled flags; copies of a metadata whose traceparent is unwritten.
+    CallMetadata unsampled =
+        CallMetadata.empty()
+            .withTraceContext(traceId, "00f067aa0ba902b7", (byte) 0, Optional.of("x=y"));
+    assertThat(unsampled.asMap())
+        .containsOnly(
+            Map.entry("traceparent", TRACEPARENT.replace("-01", "-00")),
+            Map.entry("tracestate", "x=y"));
+    assertThat(unsampled.with("baggage", "b=2").get("traceparent"))
+        .contains(TRACEPARENT.replace("-01", "-00"));
+    assertThat(unsampled.without("traceparent").asMap())
+        .containsOnly(Map.entry("tracestate", "x=y"));
+    assertThat(unsampled.withTraceContext(TRACEPARENT, Optional.empty()).asMap())
+        .containsOnly(Map.entry("traceparent", TRACEPARENT));
+    // Bad ids are refused; the traceparent counts toward the limit.
+    assertThatThrownBy(
+            () ->
+                CallMetadata.empty()
+                    .withTraceContext("XYZ", "00f067aa0ba902b7", (byte) 1, Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("trace id");
+    assertThatThrownBy(
+            () ->
+                CallMetadata.empty()
+                    .withTraceContext(traceId, "0000000000000000", (byte) 1, Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("span id");
+    CallMetadata nearlyFull =
+        CallMetadata.of("a", "x".repeat(CallMetadata.MAX_TOTAL_BYTES - 1 - 60));
+    assertThatThrownBy(
+            () ->
+                nearlyFull.withTraceContext(
+                    traceId, "00f067aa0ba902b7", (byte) 1, Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bytes");
+  }
+
   /** Copies keep the size of the whole and check it as of() does. */
   @Test
   void copiesKeepTheLimitOnTheWhole() {

@@ -94,6 +94,32 @@ class InterceptorTest {
               "IN_PROCESS demo.none OPERATION_NOT_FOUND");
     }
 
+    /**
+     * Cancelling the future an intercepted execute returns cancels the call (its handler's signal),
+     * and the interceptors hear its end (EXECUTION_ERROR, as before); a future derived from it is a
+     * plain one.
+     */
+    @Test
+    void cancellingTheFutureCancelsTheInterceptedCall() throws Exception {
+      AtomicReference<OperationContext> seen = new AtomicReference<>();
+      registry.register(
+          OperationSpec.builder("demo", "never").build(),
+          Handler.async(
+              (in, ctx) -> {
+                seen.set(ctx);
+                return new CompletableFuture<>();
+              }));
+      CompletableFuture<ResponseEnvelope<JsonNode>> call = registry.execute("demo.never", null);
+      assertThat(call.thenApply(r -> r)).isNotInstanceOf(CallObserver.class);
+      assertThat(call.cancel(false)).isTrue();
+      assertThat(seen.get().cancellation().isCancelled()).isTrue();
+      assertThat(recorder.ends).containsExactly("IN_PROCESS demo.never EXECUTION_ERROR");
+
+      CompletableFuture<ResponseEnvelope<JsonNode>> other = registry.execute("demo.never", null);
+      other.completeExceptionally(new java.util.concurrent.CancellationException("stop"));
+      assertThat(seen.get().cancellation().isCancelled()).isTrue();
+    }
+
     @Test
     void streamItemsAndCompletionAreSeen() throws Exception {
       register();

@@ -68,6 +68,8 @@ public class ObservedExecuteBenchmark {
   private OperationRegistry observed;
   private OperationRegistry tracedSampledOff;
   private OperationRegistry tracedNoop;
+  private OperationRegistry passThrough;
+  private OperationRegistry meteredNoHistogram;
   private SdkTracerProvider tracerProvider;
   private SdkTracerProvider sampledOffProvider;
   private Tracer floorTracer;
@@ -99,6 +101,17 @@ public class ObservedExecuteBenchmark {
             OperationRegistry.builder()
                 .interceptor(OperationTracing.create(OpenTelemetry.noop()))
                 .build());
+    passThrough =
+        register(
+            OperationRegistry.builder()
+                .interceptor((invocation, chain) -> chain.proceed(invocation.context()))
+                .build());
+    meteredNoHistogram =
+        register(
+            OperationRegistry.builder()
+                .interceptor(
+                    OperationMetrics.builder(new SimpleMeterRegistry()).histogram(false).build())
+                .build());
     floorTracer = tracerProvider.get("bench-floor");
     observed =
         register(
@@ -127,6 +140,8 @@ public class ObservedExecuteBenchmark {
     observed.close();
     tracedSampledOff.close();
     tracedNoop.close();
+    passThrough.close();
+    meteredNoHistogram.close();
     tracerProvider.close();
     sampledOffProvider.close();
   }
@@ -151,6 +166,21 @@ public class ObservedExecuteBenchmark {
   @Benchmark
   public ResponseEnvelope<JsonNode> executeWithTracing() {
     return traced.execute("bench.add", input).join();
+  }
+
+  /**
+   * The interceptor chain's own cost: one interceptor that only proceeds (what any interceptor pays
+   * before doing anything).
+   */
+  @Benchmark
+  public ResponseEnvelope<JsonNode> executeWithPassThroughInterceptor() {
+    return passThrough.execute("bench.add", input).join();
+  }
+
+  /** Metrics without the percentile histogram: the share of Micrometer's histogram buckets. */
+  @Benchmark
+  public ResponseEnvelope<JsonNode> executeWithMetricsNoHistogram() {
+    return meteredNoHistogram.execute("bench.add", input).join();
   }
 
   /** Tracing with the SDK sampling nothing: spans are made, not recorded. */

@@ -11,7 +11,8 @@ import java.util.function.Supplier;
  * {@link ObservedExecuteBenchmark}'s variants measured round after round in one JVM, each round
  * running every variant in turn, so that all of them see the same load (the machine is shared): the
  * median of the rounds' ns per call, its ratio to the plain call, and the bytes allocated per call
- * (the thread's allocation counter). Run: {@code java -cp benchmarks.jar
+ * (the thread's allocation counter), and the medians of each round's ratio and difference to that
+ * round's plain call. Run: {@code java -cp benchmarks.jar
  * dev.alkdev.operations.benchmarks.ObservedExecuteInterleaved [rounds] [calls per round]}.
  */
 public final class ObservedExecuteInterleaved {
@@ -24,7 +25,9 @@ public final class ObservedExecuteInterleaved {
     bench.setUp();
     Map<String, Supplier<Object>> variants = new LinkedHashMap<>();
     variants.put("plain", bench::executePlain);
+    variants.put("pass-through interceptor", bench::executeWithPassThroughInterceptor);
     variants.put("metrics", bench::executeWithMetrics);
+    variants.put("metrics, no histogram", bench::executeWithMetricsNoHistogram);
     variants.put("tracing", bench::executeWithTracing);
     variants.put("metrics+tracing", bench::executeWithMetricsAndTracing);
     variants.put("tracing, sampled off", bench::executeWithTracingSampledOff);
@@ -56,12 +59,29 @@ public final class ObservedExecuteInterleaved {
     }
     bench.tearDown();
     double plain = median(nanos.get("plain"));
-    System.out.printf("%-22s %10s %8s %10s %10s%n", "variant", "ns/call", "ratio", "+ns", "B/call");
+    // Besides the medians' ratio, the median of each round's own ratio and difference to the plain
+    // call of the same round: on a loaded machine the load drifts between rounds, less within one.
+    System.out.printf(
+        "%-26s %10s %8s %10s %12s %12s %10s%n",
+        "variant", "ns/call", "ratio", "+ns", "paired ratio", "paired +ns", "B/call");
     for (String name : variants.keySet()) {
       double median = median(nanos.get(name));
+      List<Double> ratios = new ArrayList<>();
+      List<Double> differences = new ArrayList<>();
+      for (int round = 0; round < rounds; round++) {
+        double base = nanos.get("plain").get(round);
+        ratios.add(nanos.get(name).get(round) / base);
+        differences.add(nanos.get(name).get(round) - base);
+      }
       System.out.printf(
-          "%-22s %10.0f %8.2f %10.0f %10.0f%n",
-          name, median, median / plain, median - plain, bytes.get(name));
+          "%-26s %10.0f %8.2f %10.0f %12.2f %12.0f %10.0f%n",
+          name,
+          median,
+          median / plain,
+          median - plain,
+          median(ratios),
+          median(differences),
+          bytes.get(name));
     }
     if (sink == null) {
       System.out.println();

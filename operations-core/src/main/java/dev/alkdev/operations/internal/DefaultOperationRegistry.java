@@ -265,7 +265,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
               });
         },
         result);
-    return result.future;
+    return result;
   }
 
   /**
@@ -550,19 +550,46 @@ public final class DefaultOperationRegistry implements OperationRegistry {
 
   /**
    * The future {@code execute} returns when interceptors run: completed by the outermost observer,
-   * and cancelling it cancels the call it started.
+   * and cancelling it cancels the call it started. One object, the future itself, rather than a
+   * future, a callback on it and the observer: this runs on every intercepted call (D71). The
+   * futures derived from it are plain ones.
    */
-  private static final class UnaryResult implements CallObserver {
-    final CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
+  private static final class UnaryResult extends CompletableFuture<ResponseEnvelope<JsonNode>>
+      implements CallObserver {
     private volatile ResponseEnvelope<JsonNode> value;
+    private volatile CompletableFuture<ResponseEnvelope<JsonNode>> call;
 
     void started(CompletableFuture<ResponseEnvelope<JsonNode>> call) {
-      future.whenComplete(
-          (v, error) -> {
-            if (error instanceof java.util.concurrent.CancellationException) {
-              call.cancel(false);
-            }
-          });
+      this.call = call;
+      if (isCancelled()) { // cancelled before the call was there to cancel
+        call.cancel(false);
+      }
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      cancelCall(cancelled);
+      return cancelled;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable error) {
+      boolean completed = super.completeExceptionally(error);
+      cancelCall(completed && error instanceof java.util.concurrent.CancellationException);
+      return completed;
+    }
+
+    private void cancelCall(boolean cancelled) {
+      CompletableFuture<ResponseEnvelope<JsonNode>> started = call;
+      if (cancelled && started != null) {
+        started.cancel(false);
+      }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new CompletableFuture<>();
     }
 
     @Override
@@ -573,9 +600,9 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     @Override
     public void onEnd(Optional<CallError> failure) {
       if (failure.isPresent()) {
-        future.completeExceptionally(failure.get());
+        completeExceptionally(failure.get());
       } else {
-        future.complete(value);
+        complete(value);
       }
     }
   }

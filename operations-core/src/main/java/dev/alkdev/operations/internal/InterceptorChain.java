@@ -7,11 +7,12 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationInterceptor;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -32,6 +33,17 @@ public final class InterceptorChain {
 
   /** No interceptors: callers test {@link #isEmpty()} and skip the chain altogether. */
   public static final InterceptorChain NONE = new InterceptorChain(new OperationInterceptor[0]);
+
+  /** {@link Step}'s state: a field and a handle rather than an AtomicInteger per step (D71). */
+  private static final VarHandle STEP_STATE;
+
+  static {
+    try {
+      STEP_STATE = MethodHandles.lookup().findVarHandle(Step.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final OperationInterceptor[] interceptors;
 
@@ -168,7 +180,7 @@ public final class InterceptorChain {
     private final Call call;
     private final int index;
     private final CallObserver observer;
-    private final AtomicInteger state = new AtomicInteger(OPEN);
+    private volatile int state; // OPEN; set through STEP_STATE
 
     Step(Call call, int index, CallObserver observer) {
       this.call = call;
@@ -184,10 +196,10 @@ public final class InterceptorChain {
     @Override
     public void proceed(OperationContext context, CallObserver own) {
       Objects.requireNonNull(context, "context");
-      if (!state.compareAndSet(OPEN, PROCEEDED)) {
+      if (!STEP_STATE.compareAndSet(this, OPEN, PROCEEDED)) {
         throw new IllegalStateException(
             describe(index)
-                + (state.get() == PROCEEDED
+                + (state == PROCEEDED
                     ? " called proceed() a second time for "
                     : " called proceed() after it returned, for ")
                 + call.operationId
@@ -198,7 +210,7 @@ public final class InterceptorChain {
 
     /** Marks the step as returned; true if it never proceeded. */
     boolean close() {
-      return state.compareAndSet(OPEN, CLOSED);
+      return STEP_STATE.compareAndSet(this, OPEN, CLOSED);
     }
   }
 

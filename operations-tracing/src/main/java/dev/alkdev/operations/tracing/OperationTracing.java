@@ -134,18 +134,31 @@ public final class OperationTracing implements OperationInterceptor {
       builder.setAttribute(STREAM, true);
     }
     Span span = builder.startSpan();
-    Context otel = Context.root().with(span);
     SpanContext spanContext = span.getSpanContext();
-    // A span without a valid context (no SDK, nothing to continue) leaves the metadata as it came;
-    // otherwise one copy of the metadata and one attribute, in one context copy.
-    OperationContext.Builder traced = context.toBuilder().attribute(OTEL_CONTEXT, otel);
-    if (spanContext.isValid()) {
-      traced.metadata(withTraceContext(context.metadata(), spanContext, otel));
+    boolean recording = span.isRecording();
+    if (!recording && !spanContext.isValid()) {
+      // OpenTelemetry's no-op API (no SDK) with no trace to continue: there is no span to end and
+      // no trace context to carry, so the call goes on as it came (D71).
+      chain.proceed(context);
+      return;
     }
+    Context otel = Context.root().with(span);
+    // One copy of the metadata and one attribute, in one context copy. A span that does not record
+    // (the sampler said no, or the no-op API continuing a caller's trace) still carries its context
+    // on, so that the next hops know the decision, but has nothing to end (D71).
+    OperationContext traced =
+        context.toBuilder()
+            .attribute(OTEL_CONTEXT, otel)
+            .metadata(withTraceContext(context.metadata(), spanContext, otel))
+            .build();
     // Current while the chain starts the call, for code that runs on this thread and reads
     // Context.current() (an instrumented client in an async handler, say).
     try (Scope scope = otel.makeCurrent()) {
-      chain.proceed(traced.build(), new Ended(span, invocation.stream()));
+      if (recording) {
+        chain.proceed(traced, new Ended(span, invocation.stream()));
+      } else {
+        chain.proceed(traced);
+      }
     }
   }
 
@@ -166,10 +179,9 @@ public final class OperationTracing implements OperationInterceptor {
   /** {@code metadata} with the span's trace context in place of the one it had. */
   private static CallMetadata withTraceContext(
       CallMetadata metadata, SpanContext span, Context otel) {
-    // Version 00 of W3C Trace Context, written directly: the propagator's setter would need a map
-    // copy per call. The ids are the SDK's hex strings already.
-    String traceparent =
-        "00-" + span.getTraceId() + '-' + span.getSpanId() + '-' + span.getTraceFlags().asHex();
+    // The ids as they are (the SDK's hex strings): the metadata writes the traceparent only if a
+    // hop or a handler reads it (D71), which an in-process call mostly never does; the
+    // propagator's setter would need a map copy per call.
     Optional<String> tracestate = Optional.empty();
     if (!span.getTraceState().isEmpty()) {
       // Rare (a vendor's entries): the propagator encodes them.
@@ -177,7 +189,8 @@ public final class OperationTracing implements OperationInterceptor {
       W3C.inject(otel, w3c, (carrier, key, value) -> carrier.put(key, value));
       tracestate = Optional.ofNullable(w3c.get(TRACESTATE));
     }
-    return metadata.withTraceContext(traceparent, tracestate);
+    return metadata.withTraceContext(
+        span.getTraceId(), span.getSpanId(), span.getTraceFlags().asByte(), tracestate);
   }
 
   /** Ends the span with the call's outcome. */

@@ -20,6 +20,7 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -208,6 +209,61 @@ class OperationTracingTest {
     }
     assertThat(seen).containsExactly(traceparent, "none");
     assertThat(exporter.getFinishedSpanItems()).isEmpty();
+  }
+
+  /**
+   * A sampler that says no still makes the call carry its trace context on (flags 00, so the next
+   * hops keep the decision), but ends no span and leaves the MDC alone: an unsampled trace has no
+   * spans to find a log line from (D71).
+   */
+  @Test
+  void anUnsampledCallCarriesItsDecisionButWritesNoMdc() throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (SdkTracerProvider off =
+            SdkTracerProvider.builder()
+                .setSampler(Sampler.alwaysOff())
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                .build();
+        OperationRegistry node =
+            OperationRegistry.builder()
+                .interceptor(OperationTracing.create(off.get("t")))
+                .build()) {
+      node.register(
+          OperationSpec.builder("demo", "echo").build(),
+          (in, ctx) -> {
+            seen.add(ctx.metadata().get("traceparent").orElse("none"));
+            seen.add(String.valueOf(MDC.get("trace_id")));
+            return in;
+          });
+      node.execute("demo.echo", 1).get(5, TimeUnit.SECONDS);
+    }
+    assertThat(seen).hasSize(2);
+    assertThat(seen.get(0)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
+    assertThat(seen.get(1)).isEqualTo("null");
+    assertThat(exporter.getFinishedSpanItems()).isEmpty();
+  }
+
+  /**
+   * With OpenTelemetry's no-op API and no trace to continue there is nothing to carry: the handler
+   * gets the caller's context as it was, without an OpenTelemetry context attribute (D71).
+   */
+  @Test
+  void withoutAnSdkOrATraceTheCallGoesOnUntouched() throws Exception {
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (OperationRegistry node =
+        OperationRegistry.builder()
+            .interceptor(OperationTracing.create(io.opentelemetry.api.OpenTelemetry.noop()))
+            .build()) {
+      node.register(
+          OperationSpec.builder("demo", "echo").build(),
+          (in, ctx) -> {
+            seen.add(String.valueOf(ctx.attribute(OperationTracing.OTEL_CONTEXT).isPresent()));
+            seen.add(ctx.metadata().get("traceparent").orElse("none"));
+            return in;
+          });
+      node.execute("demo.echo", 1).get(5, TimeUnit.SECONDS);
+    }
+    assertThat(seen).containsExactly("false", "none");
   }
 
   /**
