@@ -118,7 +118,7 @@ final class SimpleCheck {
       }
       if (node.properties != null || node.additional != null) {
         for (Map.Entry<String, JsonNode> field : value.properties()) {
-          Node declared = node.properties == null ? null : node.properties.get(field.getKey());
+          Node declared = node.property(field.getKey());
           Node applied = declared != null ? declared : node.additional;
           if (applied != null && !check(field.getValue(), applied, steps)) {
             return false;
@@ -276,6 +276,7 @@ final class SimpleCheck {
       return null; // both must hold; one set cannot say that
     }
     node.keywords = Math.max(1, keywords);
+    node.indexProperties();
     node.acceptsAll =
         node.types == ANY
             && node.members == null
@@ -356,5 +357,32 @@ final class SimpleCheck {
     Node items;
     int keywords = 1;
     boolean acceptsAll;
+
+    // The usual few properties are looked up by a scan (names are often the same instances, as
+    // Jackson interns the names it parses), many through the map.
+    private String[] names;
+    private Node[] subs;
+
+    Node property(String name) {
+      if (names != null) {
+        for (int i = 0; i < names.length; i++) {
+          if (names[i].equals(name)) {
+            return subs[i];
+          }
+        }
+        return null;
+      }
+      return properties == null ? null : properties.get(name);
+    }
+
+    void indexProperties() {
+      if (properties != null && properties.size() <= 8) {
+        names = properties.keySet().toArray(new String[0]);
+        subs = new Node[names.length];
+        for (int i = 0; i < names.length; i++) {
+          subs[i] = properties.get(names[i]);
+        }
+      }
+    }
   }
 }
