@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
- * A publisher that answers each request at once, on the requesting thread (the gateway's drain):
- * its items are encoded straight from {@code onItem}, not through the exchange's queue, and must
- * still arrive all, in order, numbered, in batches past the buffers' sizes.
+ * A publisher that answers each request at once, on the requesting thread (the gateway's drain,
+ * as the stream benchmark's does): its items must arrive all, in order, numbered, across many
+ * batches and writes.
  */
 class SynchronousStreamTest {
   @Test

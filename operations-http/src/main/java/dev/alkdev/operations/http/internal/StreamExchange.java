@@ -98,7 +98,6 @@ final class StreamExchange implements CallSink {
   private volatile boolean wroteSinceTick;
   private volatile long writingSince; // System.nanoTime() of the write under way, 0 when none
   private volatile ScheduledFuture<?> ticks; // set on the request thread, cancelled from others
-  private volatile Thread drainer; // the thread running the drain task, null between runs
 
   // Only the drain task touches these (one at a time).
   private final Bytes bytes = new Bytes();
@@ -182,18 +181,6 @@ final class StreamExchange implements CallSink {
 
   @Override
   public void onItem(ResponseEnvelope<JsonNode> item) {
-    if (Thread.currentThread() == drainer && queue.isEmpty()) {
-      // Sent from inside the drain's own request for more (a producer that answers at once):
-      // nothing is ahead of it, so it is encoded here, without a trip through the queue.
-      try {
-        if (!finished) {
-          take(item);
-        }
-      } catch (RuntimeException e) {
-        fail(e);
-      }
-      return;
-    }
     queue.add(item);
     schedule();
   }
@@ -253,19 +240,24 @@ final class StreamExchange implements CallSink {
   private void drain() {
     int missed = 1;
     while (true) {
-      drainer = Thread.currentThread();
       Object next;
       while (!finished && (next = queue.poll()) != null) {
         try {
           take(next);
-          pump();
+          if (!finished && !writing && (bytes.size >= BATCH || queue.isEmpty())) {
+            send();
+          }
+          if (!finished && owed > 0 && (!writing || bytes.size < HIGH_WATER)) {
+            // Demand goes back once the items are encoded; a producer that answers at once (on
+            // this thread) refills the queue and the loop goes on encoding into the same batch.
+            int n = owed;
+            owed = 0;
+            call.request(n);
+          }
         } catch (RuntimeException e) {
           fail(e);
         }
       }
-      // Cleared before the drain can end: once it has, another thread may drain, and this one
-      // may call onItem from outside any drain.
-      drainer = null;
       if (finished) {
         queue.clear();
       }
@@ -273,26 +265,6 @@ final class StreamExchange implements CallSink {
       if (missed == 0) {
         return;
       }
-    }
-  }
-
-  /**
-   * After a signal is taken: starts a write when there is enough to send or nothing more queued,
-   * and gives demand back once the items are encoded. A producer that answers at once (on this
-   * thread) has its items encoded by {@link #onItem} meanwhile, so this goes on asking until the
-   * buffer behind a write is full or the producer has nothing ready.
-   */
-  private void pump() {
-    while (true) {
-      if (!finished && !writing && (bytes.size >= BATCH || queue.isEmpty())) {
-        send();
-      }
-      if (finished || owed == 0 || (writing && bytes.size >= HIGH_WATER) || !queue.isEmpty()) {
-        return; // a queued signal (a write done, say) is taken first, then this goes on
-      }
-      int n = owed;
-      owed = 0;
-      call.request(n);
     }
   }
 
