@@ -71,7 +71,9 @@ class SimpleCheckTest {
     }
     assertThat(wrong).as("cases where the fast path disagrees with the suite").isEmpty();
     // type, properties, required, additionalProperties, items, enum, const, boolean schemas.
-    assertThat(covered).as("suite cases the fast path covers").isGreaterThan(150);
+    assertThat(covered)
+        .as("suite cases the fast path covers")
+        .isGreaterThan(350); // 386 required cases of the two drafts
   }
 
   @Test
