@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.node.JsonNodeFactory;
 
 /**
- * A publisher that answers each request at once, on the requesting thread (the gateway's drain,
- * as the stream benchmark's does): its items must arrive all, in order, numbered, across many
- * batches and writes.
+ * A publisher that answers each request at once, on the requesting thread (the gateway's drain, as
+ * the stream benchmark's does): its items must arrive all, in order, numbered, across many batches
+ * and writes.
  */
 class SynchronousStreamTest {
   @Test
