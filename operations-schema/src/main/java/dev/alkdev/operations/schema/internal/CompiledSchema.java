@@ -22,13 +22,18 @@ final class CompiledSchema implements Schema {
   private final Caster caster;
   private final boolean formatAssertions;
 
+  /** networknt's shortcut for simple documents, or null; see {@link SimpleCheck}. */
+  private final SimpleCheck simple;
+
   CompiledSchema(
       JsonNode document,
       com.networknt.schema.Schema validator,
       SchemaLimits limits,
       boolean formatAssertions,
-      JsonNode castDocument) {
+      JsonNode castDocument,
+      SimpleCheck simple) {
     this.document = document;
+    this.simple = simple;
     this.validator = validator;
     this.limits = limits;
     this.formatAssertions = formatAssertions;
@@ -64,6 +69,9 @@ final class CompiledSchema implements Schema {
     SchemaError tooDeep = depthError(value);
     if (tooDeep != null) {
       return List.of(tooDeep);
+    }
+    if (simple != null && simple.accepts(value)) {
+      return List.of();
     }
     List<Error> errors;
     try (RegexBudget budget = RegexBudget.open(limits.maxRegexTime())) {
@@ -104,6 +112,9 @@ final class CompiledSchema implements Schema {
     Objects.requireNonNull(value, "value");
     if (depthError(value) != null) {
       return false;
+    }
+    if (simple != null && simple.accepts(value)) {
+      return true;
     }
     try (RegexBudget budget = RegexBudget.open(limits.maxRegexTime())) {
       return validator.validate(value, context -> context.setExecutionConfig(failFast)).isEmpty()

@@ -86,6 +86,11 @@ public final class SchemaCompiler {
 
   /** Compiles a schema document. The document is copied; later changes to it have no effect. */
   public static Schema compile(JsonNode document, SchemaOptions options) {
+    return compile(document, options, true);
+  }
+
+  /** As {@link #compile(JsonNode, SchemaOptions)}; without the fast path only for its tests. */
+  static Schema compile(JsonNode document, SchemaOptions options, boolean simpleCheck) {
     if (document == null || document.isMissingNode()) {
       throw new SchemaException("Schema document is missing");
     }
@@ -120,7 +125,12 @@ public final class SchemaCompiler {
       throw new SchemaException("Invalid schema: " + reason(e), e);
     }
     return new CompiledSchema(
-        copy, compiled, limits, options.formatAssertions(), castView(copy, options));
+        copy,
+        compiled,
+        limits,
+        options.formatAssertions(),
+        castView(copy, options),
+        simpleCheck ? SimpleCheck.compile(copy, dialectOf(copy, options), limits) : null);
   }
 
   /** The {@code $schema} of the document, or the default dialect's. */

@@ -22,9 +22,11 @@ public final class Caster {
   private final int maxDepth;
   private final long maxSteps;
   private final Duration maxRegexTime;
+  private final boolean usesRegex;
 
-  private Caster(Plan root, SchemaLimits limits) {
-    this.root = root;
+  private Caster(PlanCompiler.Compiled compiled, SchemaLimits limits) {
+    this.root = compiled.root();
+    this.usesRegex = compiled.usesRegex();
     this.maxDepth = limits.maxEvaluationDepth();
     this.maxSteps = limits.maxEvaluationSteps();
     this.maxRegexTime = limits.maxRegexTime();
@@ -41,11 +43,24 @@ public final class Caster {
     if (root.castsNothing) {
       return value;
     }
+    if (!usesRegex) {
+      // No pattern to time: no budget to open (a thread-local look-up per cast, for every item
+      // of a stream).
+      return castUnbudgeted(value);
+    }
     try (RegexBudget regexBudget = RegexBudget.open(maxRegexTime)) {
       return new CastRun(maxDepth, maxSteps).cast(value, root, 0);
     } catch (StackOverflowError e) {
       // Only on a thread with a very small stack or a raised depth limit: keep the value, and
       // let validation report it.
+      return value;
+    }
+  }
+
+  private JsonNode castUnbudgeted(JsonNode value) {
+    try {
+      return new CastRun(maxDepth, maxSteps).cast(value, root, 0);
+    } catch (StackOverflowError e) {
       return value;
     }
   }

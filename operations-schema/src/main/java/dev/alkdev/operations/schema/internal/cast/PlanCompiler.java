@@ -51,8 +51,14 @@ final class PlanCompiler {
     this.limits = limits;
   }
 
+  /** Whether any plan compiled here matches a regular expression. */
+  private boolean usesRegex;
+
+  /** The plan of a document's root, and whether any plan it reaches matches a regex. */
+  record Compiled(Plan root, boolean usesRegex) {}
+
   /** The plan of the document's root, with every plan it reaches compiled. */
-  static Plan compile(JsonNode document, SchemaLimits limits) {
+  static Compiled compile(JsonNode document, SchemaLimits limits) {
     PlanCompiler compiler = new PlanCompiler(document, limits);
     Plan root = compiler.planFor(document, compiler.index.rootBase());
     while (!compiler.pending.isEmpty() || !compiler.afterLinking.isEmpty()) {
@@ -65,7 +71,7 @@ final class PlanCompiler {
       linked.forEach(Runnable::run); // may reach (and queue) plans not compiled yet
     }
     compiler.derive();
-    return root;
+    return new Compiled(root, compiler.usesRegex);
   }
 
   private Plan planFor(JsonNode node, URI base) {
@@ -141,6 +147,7 @@ final class PlanCompiler {
     plan.maxLength = count(node.get("maxLength"), Long.MAX_VALUE);
     JsonNode pattern = node.get("pattern");
     if (pattern != null && pattern.isString()) {
+      usesRegex = true;
       plan.pattern = BoundedRegex.compile(pattern.stringValue(), limits.maxRegexTime());
     }
     plan.minimum = decimal(node.get("minimum"));
@@ -184,6 +191,7 @@ final class PlanCompiler {
     }
     JsonNode patterns = node.get("patternProperties");
     if (patterns != null && patterns.isObject()) {
+      usesRegex = true;
       List<PatternPlan> list = new ArrayList<>();
       for (Map.Entry<String, JsonNode> entry : patterns.properties()) {
         list.add(
