@@ -271,7 +271,11 @@ class OpenApiImportTest {
             () ->
                 FromOpenApi.fromFile("big.json", config(), OpenApiOptions.defaults().withFs(sized)))
         .isInstanceOf(CallError.class)
-        .hasMessageContaining("over the cap");
+        .hasMessageContaining("over the cap")
+        .hasMessageContaining(
+            "OpenApiOptions.maxDocumentBytes; raise it with withMaxDocumentBytes");
+    // The default cap takes the largest public descriptions (Microsoft Graph beta, about 47 MB).
+    assertThat(OpenApiOptions.DEFAULT_MAX_DOCUMENT_BYTES).isGreaterThan(47L * 1000 * 1000);
   }
 
   private static String docWithSchemaRef(String ref) {
