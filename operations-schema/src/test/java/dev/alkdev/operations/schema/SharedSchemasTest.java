@@ -80,6 +80,49 @@ class SharedSchemasTest {
   }
 
   @Test
+  void aSchemaMadeAfterTheFirstUseIsConvertedWithItsOwnCopies() {
+    FromSchema.Shared shared =
+        FromSchema.shared(definitions(), FromSchema.Dialect.OPENAPI_3_0, SchemaOptions.defaults());
+    Schema first = shared.schema(JSON.readTree("{\"$ref\": \"#/$defs/Person\"}"));
+    assertThat(first.isValid(JSON.readTree("{\"friend\": null}"))).isTrue();
+
+    Schema late = shared.schema(JSON.readTree("{\"$ref\": \"#/$defs/Pet\"}"));
+    assertThat(late.isValid(JSON.readTree("{\"name\": \"Rex\"}"))).isTrue();
+    assertThat(late.isValid(JSON.readTree("{\"owner\": {}}"))).isFalse();
+    assertThat(late.json().get("$defs").propertyNames()).containsExactly("Pet", "Person");
+  }
+
+  @Test
+  void hostileLimitsStillApply() {
+    SchemaOptions tight =
+        SchemaOptions.builder()
+            .limits(SchemaLimits.defaults().withMaxNestingDepth(20).withMaxDocumentChars(2_000))
+            .build();
+    // a definition nested deeper than the limit: the document is refused, every schema unknown
+    ObjectNode deep = JSON.createObjectNode();
+    ObjectNode node = deep;
+    for (int i = 0; i < 30; i++) {
+      node = node.putObject("properties").putObject("p");
+    }
+    ObjectNode definitions = definitions();
+    definitions.set("Deep", deep);
+    FromSchema.Shared shared =
+        FromSchema.shared(definitions, FromSchema.Dialect.JSON_SCHEMA, tight);
+    assertThat(shared.schema(JSON.readTree("{\"$ref\": \"#/$defs/Pet\"}")).isUnknown()).isTrue();
+
+    // a definition larger than maxDocumentChars accepts any value; the others keep their rules
+    ObjectNode large = JSON.createObjectNode().put("type", "string");
+    large.put("description", "x".repeat(3_000));
+    ObjectNode withLarge = definitions();
+    withLarge.set("Large", large);
+    FromSchema.Shared sized = FromSchema.shared(withLarge, FromSchema.Dialect.JSON_SCHEMA, tight);
+    Schema largeRef = sized.schema(JSON.readTree("{\"$ref\": \"#/$defs/Large\"}"));
+    Schema pet = sized.schema(JSON.readTree("{\"$ref\": \"#/$defs/Pet\"}"));
+    assertThat(largeRef.isValid(JSON.readTree("5"))).isTrue();
+    assertThat(pet.isValid(JSON.readTree("{}"))).isFalse();
+  }
+
+  @Test
   void aDefinitionReachedByManySchemasIsCompiledOnceForAll() {
     // A large definition: compiling it is most of what each schema costs when it has its own copy.
     ObjectNode big = JSON.createObjectNode().put("type", "object");

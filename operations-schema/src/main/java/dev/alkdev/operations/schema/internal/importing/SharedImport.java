@@ -86,7 +86,7 @@ public final class SharedImport implements FromSchema.Shared {
             loaded = SchemaCompiler.SharedDocument.load(holder.get(0), options);
           }
           JsonNode document = holder.get(0);
-          Schema schema = loaded.compile(name, () -> selfContained(document, name));
+          Schema schema = loaded.compile(name, () -> json(document, name));
           LenientImport.report(notes);
           return schema;
         } catch (SchemaException e) {
@@ -112,6 +112,11 @@ public final class SharedImport implements FromSchema.Shared {
       LOG.warn("Imported schema could not be read ({}); using Schema.unknown()", e.toString());
     }
     return Schema.unknown();
+  }
+
+  /** Under the lock: a later schema's degrading changes the shared document in place. */
+  private synchronized JsonNode json(JsonNode document, String name) {
+    return selfContained(document, name);
   }
 
   /** Builds, normalises and sanitises the shared document. */
