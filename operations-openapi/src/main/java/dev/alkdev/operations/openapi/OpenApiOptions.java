@@ -22,8 +22,11 @@ public record OpenApiOptions(
     Optional<HttpClient> fetchClient,
     Duration fetchTimeout) {
 
-  /** Default {@link #maxDocumentBytes()}: 32 MiB (GitHub's REST description is about 12 MiB). */
-  public static final long DEFAULT_MAX_DOCUMENT_BYTES = 32L * 1024 * 1024;
+  /**
+   * Default {@link #maxDocumentBytes()}: 64 MiB. The largest public descriptions load with room to
+   * spare (Microsoft Graph beta is about 47 MB of JSON, Graph v1.0 20 MB, GitHub's 13 MB).
+   */
+  public static final long DEFAULT_MAX_DOCUMENT_BYTES = 64L * 1024 * 1024;
 
   public OpenApiOptions {
     if (maxDocumentBytes <= 0) {
@@ -35,7 +38,7 @@ public record OpenApiOptions(
     Objects.requireNonNull(fetchTimeout, "fetchTimeout");
   }
 
-  /** 32 MiB, the local file system, no external URLs, 30 s fetch timeout. */
+  /** 64 MiB, the local file system, no external URLs, 30 s fetch timeout. */
   public static OpenApiOptions defaults() {
     return new OpenApiOptions(
         DEFAULT_MAX_DOCUMENT_BYTES,

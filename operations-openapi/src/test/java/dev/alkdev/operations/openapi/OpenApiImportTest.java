@@ -271,7 +271,11 @@ class OpenApiImportTest {
             () ->
                 FromOpenApi.fromFile("big.json", config(), OpenApiOptions.defaults().withFs(sized)))
         .isInstanceOf(CallError.class)
-        .hasMessageContaining("over the cap");
+        .hasMessageContaining("over the cap")
+        .hasMessageContaining(
+            "OpenApiOptions.maxDocumentBytes; raise it with withMaxDocumentBytes");
+    // The default cap takes the largest public descriptions (Microsoft Graph beta, about 47 MB).
+    assertThat(OpenApiOptions.DEFAULT_MAX_DOCUMENT_BYTES).isGreaterThan(47L * 1000 * 1000);
   }
 
   private static String docWithSchemaRef(String ref) {
@@ -285,6 +289,51 @@ class OpenApiImportTest {
           "parameters":{"P":{"$ref":"#/components/parameters/Q"},"Q":{"$ref":"#/components/parameters/P"}}}}
         """
         .formatted(ref);
+  }
+
+  @Test
+  void operationsShareComponentsAndShowThemSelfContained() {
+    // D69: components are copied once per document and compiled once for every operation; what
+    // each operation shows (describe, tools/list) still carries what it reaches in its own $defs.
+    String doc =
+        """
+        {"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"http://h"}],
+         "paths":{
+          "/pets":{"post":{"operationId":"addPet","requestBody":{"required":true,
+              "content":{"application/json":{"schema":{"$ref":"#/components/schemas/Pet"}}}},
+            "responses":{"200":{"description":"x",
+              "content":{"application/json":{"schema":{"$ref":"#/components/schemas/Pet"}}}}}}},
+          "/owners":{"get":{"operationId":"owners","responses":{"200":{"description":"x",
+              "content":{"application/json":{"schema":{"type":"array",
+                "items":{"$ref":"#/components/schemas/Owner"}}}}}}}}},
+         "components":{"schemas":{
+           "Pet":{"type":"object","required":["name"],"properties":{
+             "name":{"type":"string"},"owner":{"$ref":"#/components/schemas/Owner"}}},
+           "Owner":{"type":"object","nullable":true,"properties":{"id":{"type":"integer"}}},
+           "Unused":{"type":"string"}}}}
+        """;
+    Map<String, OperationDefinition> ops =
+        FromOpenApi.fromString(doc, config()).operations().stream()
+            .collect(Collectors.toMap(o -> o.spec().name(), Function.identity()));
+    var addPet = ops.get("addPet").spec();
+    var owners = ops.get("owners").spec();
+
+    JsonNode input = addPet.inputSchema().json();
+    assertThat(input.at("/properties/body/$ref").stringValue()).isEqualTo("#/$defs/Pet");
+    assertThat(input.get("$defs").propertyNames()).containsExactlyInAnyOrder("Pet", "Owner");
+    JsonNode ownersOutput = owners.outputSchema().json();
+    assertThat(ownersOutput.get("$defs").propertyNames()).containsExactly("Owner");
+
+    assertThat(addPet.inputSchema().isValid(JSON.readTree("{\"body\":{\"name\":\"Rex\"}}")))
+        .isTrue();
+    assertThat(addPet.inputSchema().isValid(JSON.readTree("{\"body\":{\"owner\":null}}")))
+        .isFalse();
+    assertThat(
+            addPet
+                .outputSchema()
+                .isValid(JSON.readTree("{\"name\":\"Rex\",\"owner\":{\"id\":\"x\"}}")))
+        .isFalse();
+    assertThat(owners.outputSchema().isValid(JSON.readTree("[{\"id\":1},null]"))).isTrue();
   }
 
   @Test

@@ -2,7 +2,9 @@ package dev.alkdev.operations.schema;
 
 import dev.alkdev.operations.schema.internal.importing.LenientImport;
 import dev.alkdev.operations.schema.internal.importing.SchemaNormalizer;
+import dev.alkdev.operations.schema.internal.importing.SharedImport;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Schemas written by third parties (an MCP tool's {@code inputSchema}/{@code outputSchema}, an
@@ -48,6 +50,31 @@ public final class FromSchema {
   }
 
   private FromSchema() {}
+
+  /**
+   * Schemas of one document that share its definitions, made by {@link #shared}: each {@link
+   * #schema} is compiled on its first use, and a definition reached by many of them is compiled
+   * once for all.
+   */
+  public interface Shared {
+    /**
+     * A schema whose {@code $ref}s of the form {@code #/$defs/Name} point into the shared
+     * definitions; compiled lazily, and leniently as {@link #convert} is. Its {@link Schema#json()}
+     * is self-contained: a copy with the definitions it reaches in its own {@code $defs}, made on
+     * each request.
+     */
+    Schema schema(JsonNode root);
+  }
+
+  /**
+   * Many schemas sharing {@code definitions} (an OpenAPI document's components): the definitions
+   * are normalised, checked and compiled once, on the first use of any schema made from the result,
+   * instead of once per schema that references them. {@code definitions} is read then (it may still
+   * grow until that first use) and must not change afterwards.
+   */
+  public static Shared shared(ObjectNode definitions, Dialect dialect, SchemaOptions options) {
+    return new SharedImport(definitions, dialect, options);
+  }
 
   /**
    * {@code imported} rewritten into draft 2020-12 (or left in draft-04/06/07/2019-09 when its

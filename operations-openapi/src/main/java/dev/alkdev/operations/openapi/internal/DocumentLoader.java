@@ -60,6 +60,11 @@ public final class DocumentLoader {
     return root;
   }
 
+  /** What to do about the size cap, added to its refusal. */
+  private static final String CAP_HINT =
+      " bytes (OpenApiOptions.maxDocumentBytes; raise it with withMaxDocumentBytes if the document"
+          + " is trusted)";
+
   /** Parses text as JSON when it starts with '{' or '[', else as YAML; checks the size cap. */
   public JsonNode parse(byte[] bytes, String what) {
     if (bytes.length > options.maxDocumentBytes()) {
@@ -70,7 +75,8 @@ public final class DocumentLoader {
               + " is "
               + bytes.length
               + " bytes, over the cap of "
-              + options.maxDocumentBytes());
+              + options.maxDocumentBytes()
+              + CAP_HINT);
     }
     int i = 0;
     if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xEF && (bytes[1] & 0xff) == 0xBB) {
@@ -184,7 +190,8 @@ public final class DocumentLoader {
                 + " is "
                 + size.getAsLong()
                 + " bytes, over the cap of "
-                + options.maxDocumentBytes());
+                + options.maxDocumentBytes()
+                + CAP_HINT);
       }
       return options.fs().readFile(path);
     } catch (IOException e) {

@@ -54,6 +54,14 @@ public final class Importer {
   private final Refs refs;
   private final List<String> warnings = new ArrayList<>();
   private final Map<JsonNode, Schema> compiledSchemas = new java.util.HashMap<>();
+
+  /**
+   * One collector of referenced schemas for the whole document (D69): a component is copied once,
+   * and every operation's schema refers to it instead of carrying its own copy.
+   */
+  private Refs.SchemaScope components;
+
+  private FromSchema.Shared shared;
   private FromSchema.Dialect dialect;
 
   private Importer(
@@ -98,6 +106,8 @@ public final class Importer {
 
   private OpenApiImport run() {
     dialect = checkVersion();
+    components = refs.scope();
+    shared = FromSchema.shared(components.defs(), dialect, SchemaOptions.defaults());
     earlyWarnings.forEach(this::warn);
     BaseUrl baseUrl = baseUrl();
     if (baseUrl.uri().isEmpty()) {
@@ -303,7 +313,7 @@ public final class Importer {
       Located operation,
       BaseUrl baseUrl,
       Supplier<HttpClient> client) {
-    Refs.SchemaScope inputScope = refs.scope();
+    Refs.SchemaScope inputScope = components;
     ObjectNode properties = NODES.objectNode();
     ArrayNode required = NODES.arrayNode();
     Map<String, HttpOperation.Param> params = new LinkedHashMap<>();
@@ -392,9 +402,6 @@ public final class Importer {
     input.set("properties", properties);
     if (!required.isEmpty()) {
       input.set("required", required);
-    }
-    if (!inputScope.defs().isEmpty()) {
-      input.set("$defs", inputScope.defs());
     }
 
     OperationType type = method.equals("get") ? OperationType.QUERY : OperationType.MUTATION;
@@ -490,29 +497,16 @@ public final class Importer {
   }
 
   private Schema compile(JsonNode schema, Source source) {
-    Refs.SchemaScope scope = refs.scope();
-    JsonNode rewritten = scope.rewrite(schema, source);
-    if (!scope.defs().isEmpty()) {
-      if (rewritten.isObject()) {
-        ((ObjectNode) rewritten).set("$defs", scope.defs());
-      } else {
-        ObjectNode wrapper = NODES.objectNode();
-        wrapper.set("allOf", NODES.arrayNode().add(rewritten));
-        wrapper.set("$defs", scope.defs());
-        rewritten = wrapper;
-      }
-    }
-    return compiled(rewritten);
+    return compiled(components.rewrite(schema, source));
   }
 
   /**
    * Equal schemas (many operations share a response or parameter set) are compiled once, on first
-   * use.
+   * use, in the document's shared form: their refs point into the components every operation shares
+   * (D69).
    */
   private Schema compiled(JsonNode schema) {
-    return compiledSchemas.computeIfAbsent(
-        schema,
-        key -> Schema.deferred(() -> FromSchema.convert(key, dialect, SchemaOptions.defaults())));
+    return compiledSchemas.computeIfAbsent(schema, shared::schema);
   }
 
   /** The default JDK client, for SSE streams, built once on first use. */

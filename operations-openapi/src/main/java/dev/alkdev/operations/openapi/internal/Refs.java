@@ -18,8 +18,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code $ref} resolution. Parameters, request bodies, responses and path items are followed to
  * their target (a chain of at most {@link #MAX_HOPS}; a cycle is an error). Schemas are not
- * inlined: each referenced schema is copied once into the {@code $defs} of the operation's schema
- * and the ref rewritten to {@code #/$defs/Name}, so recursive schemas stay finite.
+ * inlined: each referenced schema is copied once into the {@code $defs} of a scope (one per
+ * imported document, shared by all its operations, D69) and the ref rewritten to {@code
+ * #/$defs/Name}, so recursive schemas stay finite.
  */
 final class Refs {
   static final int MAX_HOPS = 32;
@@ -99,7 +100,7 @@ final class Refs {
     return new SchemaScope();
   }
 
-  /** Collects the referenced schemas of one top-level schema into its {@code $defs}. */
+  /** Collects the referenced schemas of the schemas it rewrites into one {@code $defs}. */
   final class SchemaScope {
     private final ObjectNode defs = JsonNodeFactory.instance.objectNode();
     private final Map<String, String> nameByKey = new HashMap<>();

@@ -25,6 +25,12 @@ final class CompiledSchema implements Schema {
   /** networknt's shortcut for simple documents, or null; see {@link SimpleCheck}. */
   private final SimpleCheck simple;
 
+  /**
+   * For a schema inside a shared document (D69): its self-contained JSON, made on request and not
+   * kept; null for a schema compiled from its own document.
+   */
+  private final java.util.function.Supplier<JsonNode> sharedJson;
+
   CompiledSchema(
       JsonNode document,
       com.networknt.schema.Schema validator,
@@ -32,6 +38,24 @@ final class CompiledSchema implements Schema {
       boolean formatAssertions,
       JsonNode castDocument,
       SimpleCheck simple) {
+    this(
+        document,
+        validator,
+        limits,
+        formatAssertions,
+        Caster.compile(castDocument, limits),
+        simple,
+        null);
+  }
+
+  CompiledSchema(
+      JsonNode document,
+      com.networknt.schema.Schema validator,
+      SchemaLimits limits,
+      boolean formatAssertions,
+      Caster caster,
+      SimpleCheck simple,
+      java.util.function.Supplier<JsonNode> sharedJson) {
     this.document = document;
     this.simple = simple;
     this.validator = validator;
@@ -39,7 +63,8 @@ final class CompiledSchema implements Schema {
     this.formatAssertions = formatAssertions;
     this.collectAll = executionConfig(limits, formatAssertions, false);
     this.failFast = executionConfig(limits, formatAssertions, true);
-    this.caster = Caster.compile(castDocument, limits);
+    this.caster = caster;
+    this.sharedJson = sharedJson;
   }
 
   private static ExecutionConfig executionConfig(
@@ -55,7 +80,7 @@ final class CompiledSchema implements Schema {
 
   @Override
   public JsonNode json() {
-    return document.deepCopy();
+    return sharedJson != null ? sharedJson.get() : document.deepCopy();
   }
 
   @Override
@@ -223,6 +248,10 @@ final class CompiledSchema implements Schema {
   /** Equal when compiled from equal documents with the same limits and format assertion. */
   @Override
   public boolean equals(Object o) {
+    if (sharedJson != null || (o instanceof CompiledSchema c && c.sharedJson != null)) {
+      // Its $refs point into a shared document: equal text may mean different schemas.
+      return this == o;
+    }
     return o instanceof CompiledSchema other
         && formatAssertions == other.formatAssertions
         && limits.equals(other.limits)
@@ -231,11 +260,14 @@ final class CompiledSchema implements Schema {
 
   @Override
   public int hashCode() {
+    if (sharedJson != null) {
+      return System.identityHashCode(this);
+    }
     return document.hashCode() * 31 + limits.hashCode();
   }
 
   @Override
   public String toString() {
-    return "Schema" + document;
+    return "Schema" + (sharedJson != null ? sharedJson.get() : document);
   }
 }

@@ -8,11 +8,13 @@ import com.networknt.schema.dialect.Dialect;
 import com.networknt.schema.dialect.DialectRegistry;
 import com.networknt.schema.dialect.Dialects;
 import com.networknt.schema.keyword.AnnotationKeyword;
+import com.networknt.schema.path.NodePath;
 import com.networknt.schema.path.PathType;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaException;
 import dev.alkdev.operations.schema.SchemaLimits;
 import dev.alkdev.operations.schema.SchemaOptions;
+import dev.alkdev.operations.schema.internal.cast.Caster;
 import java.util.Map;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
@@ -131,6 +133,103 @@ public final class SchemaCompiler {
         options.formatAssertions(),
         castView(copy, options),
         simpleCheck ? SimpleCheck.compile(copy, dialectOf(copy, options), limits) : null);
+  }
+
+  /**
+   * One document whose {@code $defs} hold schemas compiled separately and lazily, sharing the
+   * compiled form of what they reference (D69): one networknt registry and root, so a {@code $ref}
+   * target is compiled once for every schema that reaches it, and one cast-plan compiler. The
+   * document is checked against its meta-schema once, when loaded.
+   */
+  public static final class SharedDocument {
+    private final JsonNode document;
+    private final SchemaOptions options;
+    private final com.networknt.schema.Schema root;
+    private final Caster.Shared casts;
+
+    private SharedDocument(
+        JsonNode document, SchemaOptions options, com.networknt.schema.Schema root) {
+      this.document = document;
+      this.options = options;
+      this.root = root;
+      this.casts = new Caster.Shared(castView(document, options), options.limits());
+    }
+
+    /**
+     * Checks and loads {@code document} (an object with {@code $defs}); compiles nothing yet. The
+     * document is kept, not copied: the caller must not change it afterwards.
+     *
+     * @throws SchemaException if it is too deep or does not match its meta-schema
+     */
+    public static SharedDocument load(JsonNode document, SchemaOptions options) {
+      if (document == null || !document.isObject()) {
+        throw new SchemaException("A shared schema document must be a JSON object");
+      }
+      SchemaLimits limits = options.limits();
+      if (Json.depthUpTo(document, limits.maxNestingDepth()) < 0) {
+        throw new SchemaException(
+            "Schema document is nested deeper than "
+                + limits.maxNestingDepth()
+                + " levels (SchemaLimits.maxNestingDepth)");
+      }
+      try {
+        MetaSchemaCheck.check(document, dialectOf(document, options), limits);
+        return new SharedDocument(
+            document,
+            options,
+            registryFor(options).getSchema(SchemaLocation.of(ANONYMOUS_BASE), document));
+      } catch (SchemaException e) {
+        throw e;
+      } catch (StackOverflowError e) {
+        throw new SchemaException("Schema is too deeply recursive to compile", null);
+      } catch (RuntimeException e) {
+        throw new SchemaException("Invalid schema: " + reason(e), e);
+      }
+    }
+
+    /** The document loaded (shared, not a copy). */
+    public JsonNode document() {
+      return document;
+    }
+
+    /**
+     * Compiles {@code $defs/name}: every {@code $ref} it reaches is resolved now (so a broken one
+     * fails here), reusing what earlier schemas of this document compiled. Callers serialise.
+     *
+     * @param json the schema's self-contained JSON, made when {@link Schema#json()} is asked
+     * @throws SchemaException if it does not compile
+     */
+    public Schema compile(String name, java.util.function.Supplier<JsonNode> json) {
+      JsonNode node = document.path("$defs").path(name);
+      if (!node.isObject() && !node.isBoolean()) {
+        throw new SchemaException("No schema at #/$defs/" + name);
+      }
+      com.networknt.schema.Schema compiled;
+      try {
+        compiled =
+            root.getSubSchema(new NodePath(PathType.JSON_POINTER).append("$defs").append(name));
+        compiled.initializeValidators();
+      } catch (SchemaException e) {
+        throw e;
+      } catch (StackOverflowError e) {
+        throw new SchemaException("Schema is too deeply recursive to compile", null);
+      } catch (RuntimeException e) {
+        throw new SchemaException("Invalid schema: " + reason(e), e);
+      }
+      return new CompiledSchema(
+          node,
+          compiled,
+          options.limits(),
+          options.formatAssertions(),
+          casts.compile(castNode(name)),
+          null, // a shared document's schemas use $ref and $defs: never the fast path
+          json);
+    }
+
+    /** The node in the cast view (the same node unless the view is a copy). */
+    private JsonNode castNode(String name) {
+      return casts.document().path("$defs").path(name);
+    }
   }
 
   /** The {@code $schema} of the document, or the default dialect's. */

@@ -37,6 +37,33 @@ public final class Caster {
     return new Caster(PlanCompiler.compile(document, limits), limits);
   }
 
+  /**
+   * Compiles cast plans of many schemas inside one document, sharing the plans of what they have in
+   * common (the components of an OpenAPI document, D69). Not thread-safe: callers serialise.
+   */
+  public static final class Shared {
+    private final PlanCompiler compiler;
+    private final SchemaLimits limits;
+    private final JsonNode document;
+
+    /** A shared compiler for schemas inside {@code document}. */
+    public Shared(JsonNode document, SchemaLimits limits) {
+      this.compiler = PlanCompiler.shared(document, limits);
+      this.limits = limits;
+      this.document = document;
+    }
+
+    /** The document the plans are compiled from. */
+    public JsonNode document() {
+      return document;
+    }
+
+    /** The caster of {@code node}, a schema inside the document. */
+    public Caster compile(JsonNode node) {
+      return new Caster(compiler.compileNode(node), limits);
+    }
+  }
+
   /** Casts {@code value}; never modifies it and never throws on data. */
   @SuppressWarnings("try") // the budget is reached by the matches, through a thread-local
   public JsonNode cast(JsonNode value) {

@@ -39,6 +39,14 @@ final class PlanCompiler {
   private final SchemaIndex index;
   private final SchemaLimits limits;
   private final Map<JsonNode, Plan> plans = new IdentityHashMap<>();
+
+  /**
+   * Plans created since the last {@link #derive()}. A compiler shared by many roots (one document's
+   * operations, D69) derives each plan once: a plan reaches only plans that were complete before it
+   * or are created with it, so the older ones need nothing recomputed.
+   */
+  private final List<Plan> fresh = new ArrayList<>();
+
   private final Deque<Pending> pending = new ArrayDeque<>();
 
   /** Work that needs every plan linked first (discriminator mappings compare {@code $ref}s). */
@@ -60,18 +68,34 @@ final class PlanCompiler {
   /** The plan of the document's root, with every plan it reaches compiled. */
   static Compiled compile(JsonNode document, SchemaLimits limits) {
     PlanCompiler compiler = new PlanCompiler(document, limits);
-    Plan root = compiler.planFor(document, compiler.index.rootBase());
-    while (!compiler.pending.isEmpty() || !compiler.afterLinking.isEmpty()) {
-      while (!compiler.pending.isEmpty()) {
-        Pending next = compiler.pending.poll();
-        compiler.fill(next.plan(), next.node(), next.base());
+    return compiler.compileNode(document);
+  }
+
+  /** A compiler whose plans are kept and shared by every node of {@code document} compiled. */
+  static PlanCompiler shared(JsonNode document, SchemaLimits limits) {
+    return new PlanCompiler(document, limits);
+  }
+
+  /**
+   * The plan of {@code node}, a schema inside this compiler's document (with the document's base),
+   * reusing every plan compiled before. Not thread-safe: callers serialise.
+   */
+  Compiled compileNode(JsonNode node) {
+    Plan root = planFor(node, index.rootBase());
+    while (!pending.isEmpty() || !afterLinking.isEmpty()) {
+      while (!pending.isEmpty()) {
+        Pending next = pending.poll();
+        fill(next.plan(), next.node(), next.base());
       }
-      List<Runnable> linked = new ArrayList<>(compiler.afterLinking);
-      compiler.afterLinking.clear();
+      List<Runnable> linked = new ArrayList<>(afterLinking);
+      afterLinking.clear();
       linked.forEach(Runnable::run); // may reach (and queue) plans not compiled yet
     }
-    compiler.derive();
-    return new Compiled(root, compiler.usesRegex);
+    derive();
+    fresh.clear();
+    // For a shared compiler the flag covers every plan compiled so far: a caster may open a regex
+    // budget it does not need, never the other way round.
+    return new Compiled(root, usesRegex);
   }
 
   private Plan planFor(JsonNode node, URI base) {
@@ -88,6 +112,7 @@ final class PlanCompiler {
     if (plan == null) {
       plan = new Plan();
       plans.put(node, plan);
+      fresh.add(plan);
       pending.add(new Pending(plan, node, base));
     }
     return plan;
@@ -375,7 +400,7 @@ final class PlanCompiler {
   // ---- derived fields -------------------------------------------------------------------
 
   private void derive() {
-    for (Plan plan : plans.values()) {
+    for (Plan plan : fresh) {
       plan.ownDynamic =
           plan.anyOf != null
               || plan.oneOf != null
@@ -393,11 +418,11 @@ final class PlanCompiler {
           plan.prefixItems != null || plan.items != null || plan.unevaluatedItems != null;
       plan.effectiveDefault = effectiveDefault(plan);
     }
-    for (Plan plan : plans.values()) {
+    for (Plan plan : fresh) {
       plan.statics = statics(plan);
     }
     propertyDefaults(plan -> plan.effectiveDefault);
-    for (Plan plan : plans.values()) {
+    for (Plan plan : fresh) {
       boolean dynamic = false;
       int types = JsonTypes.ANY;
       List<ConstProperty> constProperties = new ArrayList<>();
@@ -426,14 +451,14 @@ final class PlanCompiler {
       plan.constProperties = constProperties.toArray(new ConstProperty[0]);
       plan.unionOnly = plan.statics.size() == 1 && isUnionOnly(plan.statics.get(0));
     }
-    for (Plan plan : plans.values()) {
+    for (Plan plan : fresh) {
       plan.usableDefault = plan.effectiveDefault == null ? null : usableDefault(plan);
     }
     propertyDefaults(plan -> plan.usableDefault);
   }
 
   private void propertyDefaults(Function<Plan, JsonNode> defaultOf) {
-    for (Plan plan : plans.values()) {
+    for (Plan plan : fresh) {
       List<PropertyDefault> defaults = new ArrayList<>();
       if (plan.properties != null) {
         plan.properties.forEach(

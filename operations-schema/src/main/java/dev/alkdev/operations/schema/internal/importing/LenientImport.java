@@ -97,7 +97,7 @@ public final class LenientImport {
    * Finds the part of the document the compiler's error names and degrades it. Returns false when
    * the error names nothing more specific than the whole document.
    */
-  private static boolean degradeWhatFailed(ArrayNode holder, SchemaException e, Notes notes) {
+  static boolean degradeWhatFailed(ArrayNode holder, SchemaException e, Notes notes) {
     String message = String.valueOf(e.getMessage());
     Matcher reference = UNRESOLVED_REFERENCE.matcher(message);
     if (reference.find()) {
@@ -200,7 +200,7 @@ public final class LenientImport {
     return ref.equals(target) || ref.endsWith("#" + target) || ref.endsWith(target);
   }
 
-  private static void report(Notes notes) {
+  static void report(Notes notes) {
     for (Degradation degradation : notes.kept()) {
       LOG.warn("Imported schema degraded at {}", degradation);
     }
