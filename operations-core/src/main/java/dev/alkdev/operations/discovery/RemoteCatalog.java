@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
@@ -677,10 +676,10 @@ public final class RemoteCatalog implements AutoCloseable {
       this.input = input;
       this.options = options;
       this.deadline = deadline;
-      result.whenComplete(
-          (value, error) -> {
+      result.onCancel(
+          () -> {
             Attempt running = current;
-            if (error instanceof CancellationException && running != null) {
+            if (running != null) {
               running.signal.cancel(CallError.of(ErrorCode.CANCELLED, "The caller cancelled"));
             }
           });

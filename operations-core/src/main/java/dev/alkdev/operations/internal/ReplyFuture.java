@@ -1,6 +1,8 @@
 package dev.alkdev.operations.internal;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -8,6 +10,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -48,6 +51,17 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
           new SynchronousQueue<>(),
           HandlerExecutors.daemonThreads("operations-reply"));
 
+  /**
+   * Futures delivered while nobody waited and nothing depended on them: they only need completing
+   * (for a dependent registered later, or an {@code allOf} that pushes one), which one pool task
+   * does for a whole burst instead of a hand-off each (64 replies in flight would otherwise wake 64
+   * threads).
+   */
+  private static final ConcurrentLinkedQueue<ReplyFuture<?>> UNSETTLED =
+      new ConcurrentLinkedQueue<>();
+
+  private static final AtomicBoolean DRAINING = new AtomicBoolean();
+
   private static final Object NULL = new Object();
 
   private record Failure(Throwable error) {}
@@ -57,6 +71,7 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
   private boolean published; // guarded by this
   private boolean inline; // guarded by this
   private int waiters; // guarded by this
+  private volatile Runnable onCancel; // the creator's: tells the other side
 
   /** A future to {@link #publish()} once handed out. */
   public ReplyFuture() {}
@@ -94,14 +109,64 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
     }
     if (settleHere) {
       settle();
+    } else if (getNumberOfDependents() > 0) {
+      settleOnPool(); // someone's code runs when it completes: a thread of its own
     } else {
-      try {
-        COMPLETIONS.execute(this::settle);
-      } catch (RejectedExecutionException e) {
-        settle(); // cannot happen with an unbounded pool; rather here than never
+      UNSETTLED.add(this);
+      if (DRAINING.compareAndSet(false, true)) {
+        execute(ReplyFuture::drainUnsettled);
       }
     }
     return true;
+  }
+
+  private void settleOnPool() {
+    execute(this::settle);
+  }
+
+  private static void execute(Runnable task) {
+    try {
+      COMPLETIONS.execute(task);
+    } catch (RejectedExecutionException e) {
+      task.run(); // cannot happen with an unbounded pool; rather here than never
+    }
+  }
+
+  /**
+   * Completes the futures of {@link #UNSETTLED}. One that gained a dependent since its delivery
+   * gets a thread of its own, so a dependent that blocks delays no other future of the burst.
+   */
+  private static void drainUnsettled() {
+    while (true) {
+      ReplyFuture<?> future;
+      while ((future = UNSETTLED.poll()) != null) {
+        if (future.getNumberOfDependents() > 0) {
+          future.settleOnPool();
+        } else {
+          future.settle();
+        }
+      }
+      DRAINING.set(false);
+      if (UNSETTLED.isEmpty() || !DRAINING.compareAndSet(false, true)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * What the creator does when the future is cancelled (at most once, on the cancelling thread),
+   * instead of a dependent: a future with no dependents completes without a thread of its own.
+   */
+  public void onCancel(Runnable action) {
+    onCancel = action;
+  }
+
+  private void cancelled() {
+    Runnable action = onCancel;
+    if (action != null) {
+      onCancel = null;
+      action.run();
+    }
   }
 
   /**
@@ -280,6 +345,9 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
   public boolean completeExceptionally(Throwable error) {
     boolean done = super.completeExceptionally(error);
     wake();
+    if (done && error instanceof CancellationException) {
+      cancelled();
+    }
     return done;
   }
 
@@ -292,6 +360,9 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
     }
     boolean cancelled = super.cancel(mayInterruptIfRunning);
     wake();
+    if (cancelled) {
+      cancelled();
+    }
     return cancelled;
   }
 

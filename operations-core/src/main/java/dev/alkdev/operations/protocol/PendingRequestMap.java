@@ -28,7 +28,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -176,12 +175,7 @@ public final class PendingRequestMap implements AutoCloseable {
     UnaryCall call = new UnaryCall(requestId, future);
     start(call, request, options);
     // A caller that cancels the future gives up on the call.
-    future.whenComplete(
-        (value, error) -> {
-          if (error instanceof CancellationException) {
-            abandon(call, "the caller cancelled the future");
-          }
-        });
+    future.onCancel(() -> abandon(call, "the caller cancelled the future"));
     // A reply that came while the call was made (in-process, D14) completes it here.
     future.publish();
     return future;

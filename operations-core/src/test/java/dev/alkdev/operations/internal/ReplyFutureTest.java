@@ -3,12 +3,15 @@ package dev.alkdev.operations.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -148,6 +151,41 @@ class ReplyFutureTest {
 
     assertThatThrownBy(future::join).isInstanceOf(CancellationException.class);
     assertThat(future.deliver("late")).isFalse();
+  }
+
+  @Test
+  void futuresDeliveredWithNobodyWaitingStillCompleteForAnAllOfMadeLater() throws Exception {
+    List<ReplyFuture<String>> futures = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      futures.add(published());
+    }
+    Thread deliverer =
+        new Thread(
+            () -> {
+              for (int i = 0; i < futures.size(); i++) {
+                futures.get(i).deliver("v" + i);
+              }
+            });
+    deliverer.start();
+    deliverer.join(WAIT_MS);
+
+    // allOf reads the futures' state directly: they must really complete, not only be delivered.
+    CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+        .get(WAIT_MS, TimeUnit.MILLISECONDS);
+    assertThat(futures.get(99).getNow(null)).isEqualTo("v99");
+  }
+
+  @Test
+  void cancellingRunsTheCreatorsActionOnce() {
+    ReplyFuture<String> future = published();
+    AtomicInteger cancels = new AtomicInteger();
+    future.onCancel(cancels::incrementAndGet);
+
+    assertThat(future.cancel(false)).isTrue();
+    assertThat(future.cancel(false)).as("still cancelled, as CompletableFuture says").isTrue();
+
+    assertThat(cancels.get()).isEqualTo(1);
+    assertThat(future.isCancelled()).isTrue();
   }
 
   @Test
