@@ -11,6 +11,7 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.internal.ResultPipeline;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.protocol.CallOptions;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
@@ -373,6 +373,8 @@ public final class RemoteCatalog implements AutoCloseable {
     Deadline deadline = options.deadline().orElseGet(() -> Deadline.after(defaultTimeout));
     UnaryCall call = new UnaryCall(operationId, input, options.withDeadline(deadline), deadline);
     call.attempt();
+    // An attempt answered while it was made (in-process, D14) completes the future here.
+    call.result.publish();
     return call.result;
   }
 
@@ -656,7 +658,14 @@ public final class RemoteCatalog implements AutoCloseable {
     final Object input;
     final CallOptions options;
     final Deadline deadline;
-    final CompletableFuture<ResponseEnvelope<JsonNode>> result = new CompletableFuture<>();
+
+    /**
+     * Completed by deliveries, which may come on the transport's I/O thread, so the caller's
+     * dependents run elsewhere (D73); the attempts' own futures complete inline, since only this
+     * call sees them and its continuation does not block.
+     */
+    final ReplyFuture<ResponseEnvelope<JsonNode>> result = new ReplyFuture<>();
+
     final Set<String> tried = new HashSet<>(); // attempts run one after another
     int attempts;
     CallError lastError;
@@ -667,10 +676,10 @@ public final class RemoteCatalog implements AutoCloseable {
       this.input = input;
       this.options = options;
       this.deadline = deadline;
-      result.whenComplete(
-          (value, error) -> {
+      result.onCancel(
+          () -> {
             Attempt running = current;
-            if (error instanceof CancellationException && running != null) {
+            if (running != null) {
               running.signal.cancel(CallError.of(ErrorCode.CANCELLED, "The caller cancelled"));
             }
           });
@@ -700,7 +709,7 @@ public final class RemoteCatalog implements AutoCloseable {
         route = chosen.get();
         json = validInput(route.spec(), input);
       } catch (CallError e) {
-        result.completeExceptionally(e);
+        result.deliverError(e);
         return;
       }
       tried.add(route.nodeId());
@@ -710,23 +719,22 @@ public final class RemoteCatalog implements AutoCloseable {
         untrack(attempt); // cancelled while the attempt was being made
         return;
       }
-      calls
-          .call(
-              operationId, json, options.withNode(route.nodeId()).withCancellation(attempt.signal))
-          .whenComplete(
-              (envelope, error) -> {
-                untrack(attempt);
-                if (error == null) {
-                  result.complete(envelope);
-                } else {
-                  retryOrFail(
-                      CallError.from(
-                          error,
-                          cause -> CallError.of(ErrorCode.UNAVAILABLE, "The call failed", cause)),
-                      route.spec(),
-                      true);
-                }
-              });
+      ReplyFuture.whenCompleteInline(
+          calls.call(
+              operationId, json, options.withNode(route.nodeId()).withCancellation(attempt.signal)),
+          (envelope, error) -> {
+            untrack(attempt);
+            if (error == null) {
+              result.deliver(envelope);
+            } else {
+              retryOrFail(
+                  CallError.from(
+                      error,
+                      cause -> CallError.of(ErrorCode.UNAVAILABLE, "The call failed", cause)),
+                  route.spec(),
+                  true);
+            }
+          });
     }
 
     private void retryOrFail(CallError error, OperationSpec spec, boolean sent) {
@@ -740,7 +748,7 @@ public final class RemoteCatalog implements AutoCloseable {
       long wait = retry.backoffNanos(attempts + 1, ThreadLocalRandom.current().nextDouble());
       if (!again || wait >= deadline.remaining().toNanos()) {
         // Finding no node after an attempt failed: that failure is what the caller needs to know.
-        result.completeExceptionally(!sent && lastError != null ? lastError : error);
+        result.deliverError(!sent && lastError != null ? lastError : error);
         return;
       }
       if (sent) {

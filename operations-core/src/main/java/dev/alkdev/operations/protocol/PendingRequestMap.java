@@ -11,6 +11,7 @@ import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.RateLimitedLog;
+import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.internal.ResultPipeline;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
@@ -27,7 +28,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -115,10 +115,12 @@ public final class PendingRequestMap implements AutoCloseable {
             inbox,
             SubscribeOptions.defaults()
                 .withBufferSize(INBOX_BUFFER)
-                .withOverflow(OverflowPolicy.REJECT),
-            // Not a non-blocking subscription (D62): the inbox completes callers' futures and
-            // delivers stream items to their subscribers, so users' continuations and onNext
-            // run here, and those may block.
+                .withOverflow(OverflowPolicy.REJECT)
+                // Non-blocking (D73): the inbox decodes, matches and hands over. A unary call's
+                // future is a ReplyFuture, which completes (and runs its dependents) on the
+                // thread that waits for it or on a pool thread, never here; stream items go to
+                // the stream's drain loop on the stream executor.
+                .withNonBlockingHandler(),
             this::onInbox);
     this.disconnectRegistration =
         pubsub.onDisconnect(
@@ -152,12 +154,17 @@ public final class PendingRequestMap implements AutoCloseable {
    * NO_RESPONDERS (nothing serves the operation: at once, not at the deadline), DEADLINE_EXCEEDED,
    * CANCELLED, RESOURCE_EXHAUSTED (the request is too large), UNAVAILABLE (the transport went
    * away). Cancelling the future, or the options' signal, sends {@code call.aborted}.
+   *
+   * <p>The reply may arrive on the transport's I/O thread, but no dependent of the future runs
+   * there (D73): the future completes on the thread that waits in {@code get()} or {@code join()}
+   * when one does (running the dependents registered before), else on a pool thread, so a dependent
+   * that blocks holds up nobody else's reply.
    */
   public CompletableFuture<ResponseEnvelope<JsonNode>> call(
       String operationId, Object input, CallOptions options) {
     Objects.requireNonNull(operationId, "operationId");
     Objects.requireNonNull(options, "options");
-    CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
+    ReplyFuture<ResponseEnvelope<JsonNode>> future = new ReplyFuture<>();
     String requestId = OperationContext.newRequestId();
     CallEvent.Requested request;
     try {
@@ -168,12 +175,9 @@ public final class PendingRequestMap implements AutoCloseable {
     UnaryCall call = new UnaryCall(requestId, future);
     start(call, request, options);
     // A caller that cancels the future gives up on the call.
-    future.whenComplete(
-        (value, error) -> {
-          if (error instanceof CancellationException) {
-            abandon(call, "the caller cancelled the future");
-          }
-        });
+    future.onCancel(() -> abandon(call, "the caller cancelled the future"));
+    // A reply that came while the call was made (in-process, D14) completes it here.
+    future.publish();
     return future;
   }
 
@@ -570,9 +574,9 @@ public final class PendingRequestMap implements AutoCloseable {
   }
 
   private final class UnaryCall extends Pending {
-    final CompletableFuture<ResponseEnvelope<JsonNode>> future;
+    final ReplyFuture<ResponseEnvelope<JsonNode>> future;
 
-    UnaryCall(String requestId, CompletableFuture<ResponseEnvelope<JsonNode>> future) {
+    UnaryCall(String requestId, ReplyFuture<ResponseEnvelope<JsonNode>> future) {
       super(requestId);
       this.future = future;
     }
@@ -581,7 +585,7 @@ public final class PendingRequestMap implements AutoCloseable {
     void onResponded(ResponseEnvelope<JsonNode> envelope) {
       if (pending.remove(requestId, this)) {
         cleanup();
-        future.complete(envelope);
+        future.deliver(envelope);
       }
     }
 
@@ -592,7 +596,7 @@ public final class PendingRequestMap implements AutoCloseable {
 
     @Override
     void finish(CallError error) {
-      future.completeExceptionally(error);
+      future.deliverError(error);
     }
   }
 

@@ -35,7 +35,7 @@ class NonBlockingSubscriptionsTest {
   }
 
   @Test
-  void theServingSidePromisesItAndCallersSubscriptionsWhichRunUsersCodeDoNot() {
+  void theProtocolsSubscriptionsPromiseItAndTheCatalogsWhichRunUsersCodeDoNot() {
     try (InProcessPubSub inner = InProcessPubSub.create();
         OperationRegistry registry = OperationRegistry.create()) {
       Recording pubsub = new Recording(inner);
@@ -48,21 +48,23 @@ class NonBlockingSubscriptionsTest {
           RemoteCatalog catalog = RemoteCatalog.create(pubsub)) {
         assertThat(pubsub.options.keySet())
             .as("who subscribed")
-            .anyMatch(k -> k.startsWith("caller "))
+            .anyMatch(k -> k.startsWith("catalog "))
+            .anyMatch(k -> k.startsWith("inbox "))
             .anyMatch(k -> k.startsWith("serving "));
+        // The caller's inbox hands users' code over (D73); the catalog runs users' listeners.
         pubsub.options.forEach(
             (subscriber, options) ->
                 assertThat(options.nonBlockingHandler())
                     .as(subscriber)
-                    .isEqualTo(subscriber.startsWith("serving ")));
+                    .isEqualTo(!subscriber.startsWith("catalog ")));
       }
     }
   }
 
   /**
-   * Records each subscription's options by side and topic: "caller " for the catalog's and the
-   * caller inbox's (they run users' listeners, continuations and stream subscribers), "serving "
-   * for CallHandler's and ServingNode's.
+   * Records each subscription's options by side and topic: "catalog " for the catalog's (they run
+   * users' listeners), "inbox " for the caller inbox's (it hands continuations and stream
+   * subscribers over, D73), "serving " for CallHandler's and ServingNode's.
    */
   private static final class Recording implements PubSub {
     final PubSub inner;
@@ -94,10 +96,11 @@ class NonBlockingSubscriptionsTest {
                                       || c.equals(ServingNode.class.getName()))
                           .findFirst()
                           .orElse(""));
-      boolean callerSide =
+      String side =
           subscriber.equals(RemoteCatalog.class.getName())
-              || subscriber.equals(PendingRequestMap.class.getName());
-      options.put((callerSide ? "caller " : "serving ") + topic, subscribeOptions);
+              ? "catalog "
+              : subscriber.equals(PendingRequestMap.class.getName()) ? "inbox " : "serving ";
+      options.put(side + topic, subscribeOptions);
       return inner.subscribe(topic, subscribeOptions, handler);
     }
 

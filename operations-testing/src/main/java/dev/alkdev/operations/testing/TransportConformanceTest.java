@@ -300,6 +300,60 @@ public abstract class TransportConformanceTest {
       assertThat(meta.content()).containsExactly(McpContentBlock.text("tool failed"));
       assertThat(result.toJson()).isEqualTo(sent.toJson());
     }
+
+    /**
+     * A caller's dependent that blocks (a thenApply waiting on a latch, or on a nested call) runs
+     * off the thread that receives replies (D73), so other calls' replies on the same connection
+     * still arrive.
+     */
+    @Test
+    public void aBlockingDependentDoesNotHoldUpOtherCallsReplies() throws Exception {
+      CountDownLatch gate = new CountDownLatch(1);
+      serve(
+          query("gated"),
+          Handler.blocking(
+              (in, ctx) -> {
+                if (!gate.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                  throw new IllegalStateException("the gate did not open");
+                }
+                return in;
+              }));
+      serve(query("echo"), Handler.blocking((in, ctx) -> in));
+      CountDownLatch blocking = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      CompletableFuture<String> continued;
+      try {
+        // Registered before the reply can come, so it runs wherever the future completes.
+        continued =
+            calls
+                .call(id("gated"), "first", timeout(WAIT))
+                .thenApply(
+                    envelope -> {
+                      blocking.countDown();
+                      try {
+                        release.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      return envelope.data().asString();
+                    });
+        gate.countDown();
+        assertThat(blocking.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+            .as("the first call's dependent runs")
+            .isTrue();
+
+        ResponseEnvelope<JsonNode> second =
+            calls
+                .call(id("echo"), "second", timeout(WAIT))
+                .get(PROMPTLY.toMillis(), TimeUnit.MILLISECONDS);
+
+        assertThat(second.data().asString()).isEqualTo("second");
+      } finally {
+        release.countDown();
+      }
+      assertThat(continued.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("first");
+      assertNothingPending();
+    }
   }
 
   /** A handler's failure reaches the caller as a {@link CallError} that says what it may say. */

@@ -1,0 +1,221 @@
+package dev.alkdev.operations.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** D73: a delivered outcome never runs anybody's code on the delivering thread. */
+@Timeout(30)
+class ReplyFutureTest {
+  private static final long WAIT_MS = 5_000;
+
+  @Test
+  void dependentsDoNotRunOnTheDeliveringThread() throws Exception {
+    ReplyFuture<String> future = published();
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    CompletableFuture<String> applied =
+        future.thenApply(
+            value -> {
+              ranOn.set(Thread.currentThread());
+              return value + "!";
+            });
+    AtomicReference<Thread> allOfRanOn = new AtomicReference<>();
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(future).thenRun(() -> allOfRanOn.set(Thread.currentThread()));
+
+    Thread deliverer = deliverOnNewThread(future, "value");
+
+    assertThat(applied.get(WAIT_MS, TimeUnit.MILLISECONDS)).isEqualTo("value!");
+    all.get(WAIT_MS, TimeUnit.MILLISECONDS);
+    assertThat(ranOn.get()).isNotNull().isNotSameAs(deliverer);
+    // allOf pushes its completion without any method a subclass could override.
+    assertThat(allOfRanOn.get()).isNotNull().isNotSameAs(deliverer);
+  }
+
+  @Test
+  void aBlockingDependentDoesNotHoldUpTheDeliveringThread() throws Exception {
+    ReplyFuture<String> first = published();
+    ReplyFuture<String> second = published();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch blocked = new CountDownLatch(1);
+    first.thenRun(
+        () -> {
+          blocked.countDown();
+          await(release);
+        });
+    CountDownLatch delivered = new CountDownLatch(1);
+    Thread deliverer =
+        new Thread(
+            () -> {
+              first.deliver("first");
+              second.deliver("second");
+              delivered.countDown();
+            });
+    deliverer.start();
+    try {
+      assertThat(delivered.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
+      assertThat(second.get(WAIT_MS, TimeUnit.MILLISECONDS)).isEqualTo("second");
+      assertThat(blocked.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aWaiterIsWokenAndCompletesTheFutureOnItsOwnThread() throws Exception {
+    ReplyFuture<String> future = published();
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    future.whenComplete((value, error) -> ranOn.set(Thread.currentThread()));
+    Thread deliverer = new Thread(() -> future.deliver("value"));
+
+    CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(deliverer::start);
+
+    assertThat(future.join()).isEqualTo("value");
+    assertThat(future.isDone()).isTrue();
+    assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+  }
+
+  @Test
+  void anOutcomeDeliveredBeforePublishCompletesTheFutureOnThePublishingThread() {
+    ReplyFuture<String> future = new ReplyFuture<>();
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    future.whenComplete((value, error) -> ranOn.set(Thread.currentThread()));
+
+    future.deliver("early");
+    assertThat(ranOn.get()).isNull();
+    future.publish();
+
+    assertThat(future.getNow(null)).isEqualTo("early");
+    assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+  }
+
+  @Test
+  void anInlineFutureCompletesOnTheDeliveringThread() throws Exception {
+    ReplyFuture<String> future = published();
+    AtomicReference<Thread> ranOn = new AtomicReference<>();
+    CountDownLatch ran = new CountDownLatch(1);
+    future.whenCompleteInline(
+        (value, error) -> {
+          ranOn.set(Thread.currentThread());
+          ran.countDown();
+        });
+
+    Thread deliverer = deliverOnNewThread(future, "value");
+
+    assertThat(ran.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
+    assertThat(ranOn.get()).isSameAs(deliverer);
+  }
+
+  @Test
+  void aFailureIsDeliveredAsTheFuturesException() {
+    ReplyFuture<String> future = published();
+    IllegalStateException failure = new IllegalStateException("broken");
+
+    new Thread(() -> future.deliverError(failure)).start();
+
+    assertThatThrownBy(() -> future.get(WAIT_MS, TimeUnit.MILLISECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCause(failure);
+    assertThat(future.isCompletedExceptionally()).isTrue();
+  }
+
+  @Test
+  void onlyTheFirstOutcomeCountsAndACancelAfterItDoesNothing() throws Exception {
+    ReplyFuture<String> future = published();
+
+    assertThat(future.deliver("first")).isTrue();
+    assertThat(future.deliver("second")).isFalse();
+    assertThat(future.deliverError(new IllegalStateException())).isFalse();
+    assertThat(future.cancel(false)).isFalse();
+
+    assertThat(future.get(WAIT_MS, TimeUnit.MILLISECONDS)).isEqualTo("first");
+  }
+
+  @Test
+  void aCancelledFutureTakesNoOutcomeAndWakesItsWaiter() throws Exception {
+    ReplyFuture<String> future = published();
+    CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)
+        .execute(() -> future.cancel(false));
+
+    assertThatThrownBy(future::join).isInstanceOf(CancellationException.class);
+    assertThat(future.deliver("late")).isFalse();
+  }
+
+  @Test
+  void futuresDeliveredWithNobodyWaitingStillCompleteForAnAllOfMadeLater() throws Exception {
+    List<ReplyFuture<String>> futures = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      futures.add(published());
+    }
+    Thread deliverer =
+        new Thread(
+            () -> {
+              for (int i = 0; i < futures.size(); i++) {
+                futures.get(i).deliver("v" + i);
+              }
+            });
+    deliverer.start();
+    deliverer.join(WAIT_MS);
+
+    // allOf reads the futures' state directly: they must really complete, not only be delivered.
+    CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+        .get(WAIT_MS, TimeUnit.MILLISECONDS);
+    assertThat(futures.get(99).getNow(null)).isEqualTo("v99");
+  }
+
+  @Test
+  void cancellingRunsTheCreatorsActionOnce() {
+    ReplyFuture<String> future = published();
+    AtomicInteger cancels = new AtomicInteger();
+    future.onCancel(cancels::incrementAndGet);
+
+    assertThat(future.cancel(false)).isTrue();
+    assertThat(future.cancel(false)).as("still cancelled, as CompletableFuture says").isTrue();
+
+    assertThat(cancels.get()).isEqualTo(1);
+    assertThat(future.isCancelled()).isTrue();
+  }
+
+  @Test
+  void aTimedGetWithoutAnOutcomeTimesOut() {
+    ReplyFuture<String> future = published();
+
+    assertThatThrownBy(() -> future.get(20, TimeUnit.MILLISECONDS))
+        .isInstanceOf(TimeoutException.class);
+    assertThat(future.isDone()).isFalse();
+  }
+
+  private static ReplyFuture<String> published() {
+    ReplyFuture<String> future = new ReplyFuture<>();
+    future.publish();
+    return future;
+  }
+
+  private static Thread deliverOnNewThread(ReplyFuture<String> future, String value)
+      throws InterruptedException {
+    Thread deliverer = new Thread(() -> future.deliver(value), "deliverer");
+    deliverer.start();
+    deliverer.join(WAIT_MS);
+    return deliverer;
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(WAIT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
