@@ -28,13 +28,17 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -460,7 +464,7 @@ public final class CallEvents {
     JsonNode error = null;
     JsonNode identity = null;
     JsonNode meta = null;
-    try (JsonParser parser = READER.createParser(bytes)) {
+    try (JsonParser parser = READER.tokenStreamFactory().createParser(STREAMING, bytes)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
@@ -572,9 +576,74 @@ public final class CallEvents {
     }
   }
 
+  /**
+   * The value as a tree, node for node what the mapper's tree reader builds (ints, longs and big
+   * integers by size, other numbers as doubles), without the mapper: asking it for a tree per field
+   * cost more than reading the whole message as one. Its depth is bounded by the parser's.
+   */
   private static JsonNode streamedTree(JsonParser parser, JsonToken token) {
-    return token == JsonToken.VALUE_NULL ? Json.nodes().nullNode() : parser.readValueAsTree();
+    JsonNodeFactory nodes = Json.nodes();
+    switch (token) {
+      case START_OBJECT:
+        {
+          ObjectNode object = nodes.objectNode();
+          while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            object.set(name, streamedTree(parser, parser.nextToken()));
+          }
+          return object;
+        }
+      case START_ARRAY:
+        {
+          ArrayNode array = nodes.arrayNode();
+          JsonToken item;
+          while ((item = parser.nextToken()) != JsonToken.END_ARRAY) {
+            array.add(streamedTree(parser, item));
+          }
+          return array;
+        }
+      case VALUE_STRING:
+        return nodes.stringNode(parser.getString());
+      case VALUE_NUMBER_INT:
+        return switch (parser.getNumberType()) {
+          case INT -> nodes.numberNode(parser.getIntValue());
+          case LONG -> nodes.numberNode(parser.getLongValue());
+          default -> nodes.numberNode(parser.getBigIntegerValue());
+        };
+      case VALUE_NUMBER_FLOAT:
+        return nodes.numberNode(parser.getDoubleValue());
+      case VALUE_TRUE:
+        return nodes.booleanNode(true);
+      case VALUE_FALSE:
+        return nodes.booleanNode(false);
+      case VALUE_NULL:
+        return nodes.nullNode();
+      default:
+        throw NotPlain.INSTANCE; // an embedded object: not JSON text
+    }
   }
+
+  /**
+   * What the streaming parser needs of a mapper's context: the reader's features (duplicate names
+   * refused) and constraints (nesting), and nothing of databind, which it does not use.
+   */
+  private static final ObjectReadContext STREAMING =
+      new ObjectReadContext.Base() {
+        @Override
+        public int getStreamReadFeatures(int defaults) {
+          return READER.deserializationConfig().getStreamReadFeatures();
+        }
+
+        @Override
+        public StreamReadConstraints streamReadConstraints() {
+          return READER.tokenStreamFactory().streamReadConstraints();
+        }
+
+        @Override
+        public TokenStreamFactory tokenStreamFactory() {
+          return READER.tokenStreamFactory();
+        }
+      };
 
   /** Reads one event from its JSON object. */
   public static CallEvent fromJson(JsonNode json) {
