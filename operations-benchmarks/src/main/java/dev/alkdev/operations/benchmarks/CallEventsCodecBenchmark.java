@@ -134,7 +134,8 @@ public class CallEventsCodecBenchmark {
 
   /**
    * Interleaved: per round and event type, a batch of each codec back to back (the order
-   * alternating), and the median ns per operation over the rounds.
+   * alternating), and the median per operation over the rounds, in the thread's CPU time (a machine
+   * shared with other work stretches wall-clock time with waits for a core).
    *
    * <pre>java -cp operations-benchmarks/target/benchmarks.jar \
    *   dev.alkdev.operations.benchmarks.CallEventsCodecBenchmark [rounds]</pre>
@@ -143,6 +144,8 @@ public class CallEventsCodecBenchmark {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
     int batch = 20_000;
     String[] types = {"requested", "responded", "error", "completed", "demand"};
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
     Object sink = null;
     for (String type : types) {
       CallEvent event = event(type);
@@ -151,7 +154,7 @@ public class CallEventsCodecBenchmark {
       for (int r = -rounds / 3; r < rounds; r++) { // the first third warms up
         for (int k = 0; k < 4; k++) {
           int which = (r & 1) == 0 ? k : 3 - k;
-          long start = System.nanoTime();
+          long start = threads.getCurrentThreadCpuTime();
           for (int i = 0; i < batch; i++) {
             sink =
                 switch (which) {
@@ -162,7 +165,7 @@ public class CallEventsCodecBenchmark {
                 };
           }
           if (r >= 0) {
-            nanos[which][r] = (double) (System.nanoTime() - start) / batch;
+            nanos[which][r] = (double) (threads.getCurrentThreadCpuTime() - start) / batch;
           }
         }
       }
@@ -172,8 +175,8 @@ public class CallEventsCodecBenchmark {
         median[k] = nanos[k][rounds / 2];
       }
       System.out.printf(
-          "%-10s %4d bytes  encode %6.0f ns (tree %6.0f, %.2fx)  decode %6.0f ns (tree %6.0f,"
-              + " %.2fx)%n",
+          "%-10s %4d bytes  CPU: encode %6.0f ns (tree %6.0f, %.2fx)  decode %6.0f ns (tree"
+              + " %6.0f, %.2fx)%n",
           type,
           bytes.length,
           median[0],

@@ -29,6 +29,7 @@ import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteConstraints;
@@ -38,8 +39,15 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.BigIntegerNode;
+import tools.jackson.databind.node.BooleanNode;
+import tools.jackson.databind.node.DoubleNode;
+import tools.jackson.databind.node.IntNode;
 import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.LongNode;
+import tools.jackson.databind.node.NullNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * Reads and writes {@link CallEvent}s as the protocol's JSON (UTF-8). Reading checks every field; a
@@ -176,8 +184,18 @@ public final class CallEvents {
             ? Envelopes.toJson(responded.output())
             : null;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-    try (JsonGenerator generator = WRITER.createGenerator(bytes)) {
-      write(event, output, generator);
+    try {
+      try (JsonGenerator generator =
+          WRITER.tokenStreamFactory().createGenerator(ObjectWriteContext.empty(), bytes)) {
+        write(event, output, generator, false);
+      } catch (NotPlain e) {
+        // A payload with a node only the mapper writes (binary, a POJO): write it all with the
+        // mapper's generator instead.
+        bytes.reset();
+        try (JsonGenerator generator = WRITER.createGenerator(bytes)) {
+          write(event, output, generator, true);
+        }
+      }
     } catch (StreamConstraintsException e) {
       throw CallError.builder(
               ErrorCode.RESOURCE_EXHAUSTED,
@@ -202,7 +220,8 @@ public final class CallEvents {
    * generator: a tree per event cost more than the rest of encoding. The generator's constraints
    * keep the nesting limit.
    */
-  private static void write(CallEvent event, ObjectNode output, JsonGenerator json) {
+  private static void write(
+      CallEvent event, ObjectNode output, JsonGenerator json, boolean mapper) {
     json.writeStartObject();
     json.writeNumberProperty("v", PROTOCOL_VERSION);
     json.writeStringProperty("type", event.type());
@@ -247,10 +266,10 @@ public final class CallEvents {
         json.writeEndObject();
       }
       json.writeName("input");
-      json.writeTree(r.input());
+      writeTree(r.input(), json, mapper);
     } else if (event instanceof CallEvent.Responded) {
       json.writeName("output");
-      json.writeTree(output);
+      writeTree(output, json, mapper);
     } else if (event instanceof CallEvent.Failed f) {
       json.writeObjectPropertyStart("error");
       json.writeStringProperty("code", f.code().name());
@@ -258,7 +277,7 @@ public final class CallEvents {
       json.writeBooleanProperty("retryable", f.retryable());
       if (f.details().isPresent()) {
         json.writeName("details");
-        json.writeTree(f.details().get());
+        writeTree(f.details().get(), json, mapper);
       }
       json.writeEndObject();
     } else if (event instanceof CallEvent.Aborted a) {
@@ -269,6 +288,47 @@ public final class CallEvents {
       json.writeNumberProperty("n", d.n());
     }
     json.writeEndObject();
+  }
+
+  /**
+   * Writes a tree as the mapper does. With {@code mapper} false (a generator without the mapper's
+   * context, which costs a context per event) only the node types a parser makes are written, node
+   * for node as the mapper writes them; any other (binary, POJO, a BigDecimal, a float) throws
+   * {@link NotPlain}, and {@link #encode} writes the event again with the mapper's generator.
+   */
+  private static void writeTree(JsonNode node, JsonGenerator json, boolean mapper) {
+    if (mapper) {
+      json.writeTree(node);
+    } else if (node instanceof ObjectNode object) {
+      json.writeStartObject();
+      for (Map.Entry<String, JsonNode> property : object.properties()) {
+        json.writeName(property.getKey());
+        writeTree(property.getValue(), json, false);
+      }
+      json.writeEndObject();
+    } else if (node instanceof ArrayNode array) {
+      json.writeStartArray();
+      for (JsonNode item : array.values()) {
+        writeTree(item, json, false);
+      }
+      json.writeEndArray();
+    } else if (node instanceof StringNode) {
+      json.writeString(node.stringValue());
+    } else if (node instanceof IntNode) {
+      json.writeNumber(node.intValue());
+    } else if (node instanceof LongNode) {
+      json.writeNumber(node.longValue());
+    } else if (node instanceof DoubleNode) {
+      json.writeNumber(node.doubleValue());
+    } else if (node instanceof BigIntegerNode) {
+      json.writeNumber(node.bigIntegerValue());
+    } else if (node instanceof BooleanNode) {
+      json.writeBoolean(node.booleanValue());
+    } else if (node instanceof NullNode) {
+      json.writeNull();
+    } else {
+      throw NotPlain.INSTANCE;
+    }
   }
 
   /**

@@ -23,6 +23,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The streaming writer and reader (D76) against the tree forms they replace: the writer gives the
@@ -57,6 +59,32 @@ class CallEventsStreamingTest {
     byte[] tree = CallEventFixtures.MAPPER.writeValueAsBytes(CallEvents.toJson(event));
     assertThat(new String(CallEvents.encode(event), StandardCharsets.UTF_8))
         .isEqualTo(new String(tree, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void nodesNoParserMakesAreWrittenAsTheMapperWritesThem() {
+    JsonNodeFactory nodes = JsonNodeFactory.instance;
+    ObjectNode input = nodes.objectNode();
+    input.put("decimal", new java.math.BigDecimal("1.50"));
+    input.put("float", 0.1f);
+    input.put("short", (short) 3);
+    input.put("binary", new byte[] {1, 2, 3});
+    input.putPOJO("pojo", Map.of("a", 1));
+    input.putArray("list").add(nodes.numberNode(new java.math.BigDecimal("2E+3"))).add("x");
+    for (CallEvent event :
+        List.of(
+            new CallEvent.Requested(
+                ID,
+                "ns.op",
+                input,
+                Optional.empty(),
+                Optional.empty(),
+                OptionalLong.empty(),
+                Optional.empty(),
+                OptionalLong.empty()),
+            new CallEvent.Failed(ID, ErrorCode.EXECUTION_ERROR, "m", false, Optional.of(input)))) {
+      theWriterGivesTheTreesBytes(event);
+    }
   }
 
   @ParameterizedTest
