@@ -118,7 +118,7 @@ public class CallEventsCodecBenchmark {
   }
 
   @Benchmark
-  public byte[] encodeTree() {
+  public byte[] baselineEncodeTree() {
     return treeEncode(event);
   }
 
@@ -128,7 +128,7 @@ public class CallEventsCodecBenchmark {
   }
 
   @Benchmark
-  public CallEvent decodeTree() {
+  public CallEvent baselineDecodeTree() {
     return treeDecode(bytes);
   }
 
