@@ -9,10 +9,12 @@ import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,16 +25,29 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.BigIntegerNode;
+import tools.jackson.databind.node.BooleanNode;
+import tools.jackson.databind.node.DoubleNode;
+import tools.jackson.databind.node.IntNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.LongNode;
+import tools.jackson.databind.node.NullNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * Reads and writes {@link CallEvent}s as the protocol's JSON (UTF-8). Reading checks every field; a
@@ -161,9 +176,26 @@ public final class CallEvents {
    *     #MAX_NESTING_DEPTH}: no receiver would read it
    */
   public static byte[] encode(CallEvent event) {
-    ObjectNode json = toJson(event);
+    Objects.requireNonNull(event, "event");
+    // Converting the envelope's data may fail (IllegalArgumentException), as in toJson: before any
+    // byte is written.
+    ObjectNode output =
+        event instanceof CallEvent.Responded responded
+            ? Envelopes.toJson(responded.output())
+            : null;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
     try {
-      return WRITER.writeValueAsBytes(json);
+      try (JsonGenerator generator =
+          WRITER.tokenStreamFactory().createGenerator(ObjectWriteContext.empty(), bytes)) {
+        write(event, output, generator, false);
+      } catch (NotPlain e) {
+        // A payload with a node only the mapper writes (binary, a POJO): write it all with the
+        // mapper's generator instead.
+        bytes.reset();
+        try (JsonGenerator generator = WRITER.createGenerator(bytes)) {
+          write(event, output, generator, true);
+        }
+      }
     } catch (StreamConstraintsException e) {
       throw CallError.builder(
               ErrorCode.RESOURCE_EXHAUSTED,
@@ -179,6 +211,123 @@ public final class CallEvents {
           ErrorCode.PROTOCOL_ERROR,
           "The " + event.type() + " event cannot be written as JSON: " + e.getOriginalMessage(),
           e);
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Writes what {@link #toJson} builds, field for field in the same order, straight to the
+   * generator: a tree per event cost more than the rest of encoding. The generator's constraints
+   * keep the nesting limit.
+   */
+  private static void write(
+      CallEvent event, ObjectNode output, JsonGenerator json, boolean mapper) {
+    json.writeStartObject();
+    json.writeNumberProperty("v", PROTOCOL_VERSION);
+    json.writeStringProperty("type", event.type());
+    if (event instanceof CallEvent.Alive alive) {
+      json.writeStringProperty("inbox", alive.inbox());
+      json.writeEndObject();
+      return;
+    }
+    json.writeStringProperty("requestId", ((CallEvent.CallScoped) event).requestId());
+    if (event instanceof CallEvent.Requested r) {
+      if (r.replyTo().isPresent()) {
+        json.writeStringProperty("replyTo", r.replyTo().get());
+      }
+      json.writeStringProperty("operationId", r.operationId());
+      if (r.parentRequestId().isPresent()) {
+        json.writeStringProperty("parentRequestId", r.parentRequestId().get());
+      }
+      if (r.identity().isPresent()) {
+        Identity identity = r.identity().get();
+        json.writeObjectPropertyStart("identity");
+        json.writeStringProperty("subject", identity.subject());
+        json.writeArrayPropertyStart("scopes");
+        String[] scopes = identity.scopes().toArray(new String[0]);
+        Arrays.sort(scopes);
+        for (String scope : scopes) {
+          json.writeString(scope);
+        }
+        json.writeEndArray();
+        json.writeEndObject();
+      }
+      if (r.deadlineMillis().isPresent()) {
+        json.writeNumberProperty("deadlineMs", r.deadlineMillis().getAsLong());
+      }
+      if (r.demand().isPresent()) {
+        json.writeNumberProperty("demand", r.demand().getAsLong());
+      }
+      if (!r.meta().isEmpty()) {
+        json.writeObjectPropertyStart("meta");
+        for (Map.Entry<String, String> entry : r.meta().asMap().entrySet()) {
+          json.writeStringProperty(entry.getKey(), entry.getValue());
+        }
+        json.writeEndObject();
+      }
+      json.writeName("input");
+      writeTree(r.input(), json, mapper);
+    } else if (event instanceof CallEvent.Responded) {
+      json.writeName("output");
+      writeTree(output, json, mapper);
+    } else if (event instanceof CallEvent.Failed f) {
+      json.writeObjectPropertyStart("error");
+      json.writeStringProperty("code", f.code().name());
+      json.writeStringProperty("message", f.message());
+      json.writeBooleanProperty("retryable", f.retryable());
+      if (f.details().isPresent()) {
+        json.writeName("details");
+        writeTree(f.details().get(), json, mapper);
+      }
+      json.writeEndObject();
+    } else if (event instanceof CallEvent.Aborted a) {
+      if (a.reason().isPresent()) {
+        json.writeStringProperty("reason", a.reason().get());
+      }
+    } else if (event instanceof CallEvent.Demand d) {
+      json.writeNumberProperty("n", d.n());
+    }
+    json.writeEndObject();
+  }
+
+  /**
+   * Writes a tree as the mapper does. With {@code mapper} false (a generator without the mapper's
+   * context, which costs a context per event) only the node types a parser makes are written, node
+   * for node as the mapper writes them; any other (binary, POJO, a BigDecimal, a float) throws
+   * {@link NotPlain}, and {@link #encode} writes the event again with the mapper's generator.
+   */
+  private static void writeTree(JsonNode node, JsonGenerator json, boolean mapper) {
+    if (mapper) {
+      json.writeTree(node);
+    } else if (node instanceof ObjectNode object) {
+      json.writeStartObject();
+      for (Map.Entry<String, JsonNode> property : object.properties()) {
+        json.writeName(property.getKey());
+        writeTree(property.getValue(), json, false);
+      }
+      json.writeEndObject();
+    } else if (node instanceof ArrayNode array) {
+      json.writeStartArray();
+      for (JsonNode item : array.values()) {
+        writeTree(item, json, false);
+      }
+      json.writeEndArray();
+    } else if (node instanceof StringNode) {
+      json.writeString(node.stringValue());
+    } else if (node instanceof IntNode) {
+      json.writeNumber(node.intValue());
+    } else if (node instanceof LongNode) {
+      json.writeNumber(node.longValue());
+    } else if (node instanceof DoubleNode) {
+      json.writeNumber(node.doubleValue());
+    } else if (node instanceof BigIntegerNode) {
+      json.writeNumber(node.bigIntegerValue());
+    } else if (node instanceof BooleanNode) {
+      json.writeBoolean(node.booleanValue());
+    } else if (node instanceof NullNode) {
+      json.writeNull();
+    } else {
+      throw NotPlain.INSTANCE;
     }
   }
 
@@ -321,6 +470,23 @@ public final class CallEvents {
       // protocol is UTF-8 only.
       throw malformed("message is not UTF-8 (it looks like UTF-16 or UTF-32)", null, null);
     }
+    try {
+      CallEvent event = decodeStreaming(bytes);
+      if (event != null) {
+        return event;
+      }
+    } catch (RuntimeException e) {
+      // Not a valid event: the tree reader below finds the same problem and says what it is.
+    }
+    return decodeTree(bytes);
+  }
+
+  /**
+   * The reference reader: the whole message as a tree, then {@link #fromJson}. It gives every
+   * PROTOCOL_ERROR its message, pointer and salvaged fields; {@link #decodeStreaming} hands it
+   * every message that is not a plain valid event.
+   */
+  static CallEvent decodeTree(byte[] bytes) {
     JsonNode json;
     try {
       json = READER.readTree(bytes);
@@ -332,6 +498,212 @@ public final class CallEvents {
     }
     return fromJson(json);
   }
+
+  /**
+   * The fast reader: the top-level fields straight from the parser, the payloads ({@code input},
+   * {@code output}, {@code error}, {@code identity}, {@code meta}) as trees, then the same checks
+   * as {@link #fromJson}. It returns null, or throws, for anything that is not a plain valid event
+   * (a null or wrongly typed field, a number written as 1.0, any check that fails, any damage), and
+   * the caller then reads the message with {@link #decodeTree}, so errors and their details are
+   * exactly the tree reader's. The parser keeps the same limits (nesting, duplicate names).
+   */
+  static CallEvent decodeStreaming(byte[] bytes) {
+    String type = null;
+    String requestId = null;
+    String replyTo = null;
+    String operationId = null;
+    String parent = null;
+    String reason = null;
+    String inbox = null;
+    long version = -1;
+    long deadline = -1;
+    long demand = -1;
+    long n = -1;
+    JsonNode input = null;
+    JsonNode output = null;
+    JsonNode error = null;
+    JsonNode identity = null;
+    JsonNode meta = null;
+    try (JsonParser parser = READER.tokenStreamFactory().createParser(STREAMING, bytes)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+        String name = parser.currentName();
+        JsonToken token = parser.nextToken();
+        switch (name) {
+          case "v" -> version = streamedLong(parser, token);
+          case "type" -> type = streamedString(parser, token);
+          case "requestId" -> requestId = streamedString(parser, token);
+          case "replyTo" -> replyTo = streamedString(parser, token);
+          case "operationId" -> operationId = streamedString(parser, token);
+          case "parentRequestId" -> parent = streamedString(parser, token);
+          case "reason" -> reason = streamedString(parser, token);
+          case "inbox" -> inbox = streamedString(parser, token);
+          case "deadlineMs" -> deadline = streamedLong(parser, token);
+          case "demand" -> demand = streamedLong(parser, token);
+          case "n" -> n = streamedLong(parser, token);
+          case "input" -> input = streamedTree(parser, token);
+          case "output" -> output = streamedTree(parser, token);
+          case "error" -> error = streamedTree(parser, token);
+          case "identity" -> identity = streamedTree(parser, token);
+          case "meta" -> meta = streamedTree(parser, token);
+          default -> parser.skipChildren(); // still parsed: syntax, depth and duplicates checked
+        }
+      }
+      if (parser.nextToken() != null) {
+        return null; // trailing data
+      }
+    }
+    if (version != PROTOCOL_VERSION || type == null) {
+      return null;
+    }
+    if (type.equals("call.alive")) {
+      return inbox != null && ProtocolTopics.isInbox(inbox) ? new CallEvent.Alive(inbox) : null;
+    }
+    if (requestId == null || !isValidRequestId(requestId)) {
+      return null;
+    }
+    switch (type) {
+      case "call.requested":
+        if (operationId == null
+            || (replyTo != null && !isValidTopic(replyTo))
+            || (parent != null && !isValidRequestId(parent))
+            || demand == 0) {
+          return null;
+        }
+        return new CallEvent.Requested(
+            requestId,
+            operationId,
+            input == null ? Json.nodes().nullNode() : input,
+            Optional.ofNullable(parent),
+            identity(identity, null),
+            deadline == -1 ? OptionalLong.empty() : OptionalLong.of(deadline),
+            Optional.ofNullable(replyTo),
+            demand == -1 ? OptionalLong.empty() : OptionalLong.of(demand),
+            meta(meta, null));
+      case "call.responded":
+        return output == null
+            ? null
+            : new CallEvent.Responded(requestId, Envelopes.fromJson(output));
+      case "call.error":
+        return failed(error, null, requestId);
+      case "call.completed":
+        return new CallEvent.Completed(requestId);
+      case "call.aborted":
+        return new CallEvent.Aborted(requestId, Optional.ofNullable(reason));
+      case "call.demand":
+        return n > 0 ? new CallEvent.Demand(requestId, n) : null;
+      default:
+        return null;
+    }
+  }
+
+  /** A string field's value. */
+  private static String streamedString(JsonParser parser, JsonToken token) {
+    if (token != JsonToken.VALUE_STRING) {
+      throw NotPlain.INSTANCE; // null, or the wrong type: the tree reader decides
+    }
+    return parser.getString();
+  }
+
+  /** A non-negative integer field's value that fits a long, written without a fraction. */
+  private static long streamedLong(JsonParser parser, JsonToken token) {
+    if (token != JsonToken.VALUE_NUMBER_INT) {
+      throw NotPlain.INSTANCE;
+    }
+    JsonParser.NumberType kind = parser.getNumberType();
+    if (kind != JsonParser.NumberType.INT && kind != JsonParser.NumberType.LONG) {
+      throw NotPlain.INSTANCE;
+    }
+    long value = parser.getLongValue();
+    if (value < 0) {
+      throw NotPlain.INSTANCE;
+    }
+    return value;
+  }
+
+  /**
+   * Thrown by {@link #decodeStreaming} for a message it leaves to the tree reader; shared and
+   * without a stack trace, since it never leaves this class.
+   */
+  private static final class NotPlain extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    static final NotPlain INSTANCE = new NotPlain();
+
+    private NotPlain() {
+      super("not a plain event", null, false, false);
+    }
+  }
+
+  /**
+   * The value as a tree, node for node what the mapper's tree reader builds (ints, longs and big
+   * integers by size, other numbers as doubles), without the mapper: asking it for a tree per field
+   * cost more than reading the whole message as one. Its depth is bounded by the parser's.
+   */
+  private static JsonNode streamedTree(JsonParser parser, JsonToken token) {
+    JsonNodeFactory nodes = Json.nodes();
+    switch (token) {
+      case START_OBJECT:
+        {
+          ObjectNode object = nodes.objectNode();
+          while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = parser.currentName();
+            object.set(name, streamedTree(parser, parser.nextToken()));
+          }
+          return object;
+        }
+      case START_ARRAY:
+        {
+          ArrayNode array = nodes.arrayNode();
+          JsonToken item;
+          while ((item = parser.nextToken()) != JsonToken.END_ARRAY) {
+            array.add(streamedTree(parser, item));
+          }
+          return array;
+        }
+      case VALUE_STRING:
+        return nodes.stringNode(parser.getString());
+      case VALUE_NUMBER_INT:
+        return switch (parser.getNumberType()) {
+          case INT -> nodes.numberNode(parser.getIntValue());
+          case LONG -> nodes.numberNode(parser.getLongValue());
+          default -> nodes.numberNode(parser.getBigIntegerValue());
+        };
+      case VALUE_NUMBER_FLOAT:
+        return nodes.numberNode(parser.getDoubleValue());
+      case VALUE_TRUE:
+        return nodes.booleanNode(true);
+      case VALUE_FALSE:
+        return nodes.booleanNode(false);
+      case VALUE_NULL:
+        return nodes.nullNode();
+      default:
+        throw NotPlain.INSTANCE; // an embedded object: not JSON text
+    }
+  }
+
+  /**
+   * What the streaming parser needs of a mapper's context: the reader's features (duplicate names
+   * refused) and constraints (nesting), and nothing of databind, which it does not use.
+   */
+  private static final ObjectReadContext STREAMING =
+      new ObjectReadContext.Base() {
+        @Override
+        public int getStreamReadFeatures(int defaults) {
+          return READER.deserializationConfig().getStreamReadFeatures();
+        }
+
+        @Override
+        public StreamReadConstraints streamReadConstraints() {
+          return READER.tokenStreamFactory().streamReadConstraints();
+        }
+
+        @Override
+        public TokenStreamFactory tokenStreamFactory() {
+          return READER.tokenStreamFactory();
+        }
+      };
 
   /** Reads one event from its JSON object. */
   public static CallEvent fromJson(JsonNode json) {
@@ -377,7 +749,7 @@ public final class CallEvents {
       case "call.responded":
         return responded(json, requestId);
       case "call.error":
-        return failed(json, requestId);
+        return failed(json.get("error"), json, requestId);
       case "call.completed":
         return new CallEvent.Completed(requestId);
       case "call.aborted":
@@ -439,10 +811,10 @@ public final class CallEvents {
           json);
     }
     JsonNode input = json.get("input");
-    Optional<Identity> identity = identity(json);
+    Optional<Identity> identity = identity(json.get("identity"), json);
     OptionalLong deadline = integer(json, "deadlineMs", 0);
     OptionalLong demand = integer(json, "demand", 1);
-    CallMetadata meta = meta(json);
+    CallMetadata meta = meta(json.get("meta"), json);
     try {
       // The constructor checks the operation id; every other field is checked above.
       return new CallEvent.Requested(
@@ -472,8 +844,7 @@ public final class CallEvents {
    * The {@code meta} of a request: an object of at most {@link CallMetadata#MAX_ENTRIES} string
    * values, within {@link CallMetadata}'s limits on keys, values and total size.
    */
-  private static CallMetadata meta(JsonNode json) {
-    JsonNode meta = json.get("meta");
+  private static CallMetadata meta(JsonNode meta, JsonNode json) {
     if (meta == null || meta.isNull()) {
       return CallMetadata.empty();
     }
@@ -532,8 +903,7 @@ public final class CallEvents {
     }
   }
 
-  private static Optional<Identity> identity(JsonNode json) {
-    JsonNode who = json.get("identity");
+  private static Optional<Identity> identity(JsonNode who, JsonNode json) {
     if (who == null || who.isNull()) {
       return Optional.empty();
     }
@@ -582,8 +952,7 @@ public final class CallEvents {
     return Optional.of(new Identity(subject, scopes));
   }
 
-  private static CallEvent.Failed failed(JsonNode json, String requestId) {
-    JsonNode error = json.get("error");
+  private static CallEvent.Failed failed(JsonNode error, JsonNode json, String requestId) {
     if (error == null || !error.isObject()) {
       throw malformed(
           "\"error\" must be an object with code and message, was " + Json.describe(error),
