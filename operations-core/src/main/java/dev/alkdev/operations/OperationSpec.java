@@ -211,7 +211,7 @@ public final class OperationSpec {
   /** Whether {@code operationId} is well-formed (namespace, a dot, a name). */
   public static boolean isValidId(String operationId) {
     // A loop that says what NAMESPACE '.' NAME say: every request is checked, at both ends, and
-    // the two regexes (with their substrings) were a visible part of a call's CPU (D76).
+    // the two regexes (with their substrings) were a visible part of a call's CPU (D75).
     int dot = operationId.indexOf('.');
     if (dot <= 0 || dot > 64) {
       return false;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** {@link OperationSpec#isValidId}'s loop says exactly what the id's regexes say (D76). */
+/** {@link OperationSpec#isValidId}'s loop says exactly what the id's regexes say (D75). */
 class OperationIdTest {
   @Test
   void theLoopAgreesWithTheRegexesOnEdgeCases() {

@@ -29,7 +29,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Issue 15-17's codec benchmark (D76): encoding and decoding one event of each type with the
+ * Issue 15-17's codec benchmark (D75): encoding and decoding one event of each type with the
  * streaming codec ({@link CallEvents#encode}, {@link CallEvents#decode}) against the tree codec it
  * replaced ({@link CallEvents#toJson} then a mapper's bytes; a mapper's tree then {@link
  * CallEvents#fromJson}), both with the same limits. {@link #main} runs them interleaved.

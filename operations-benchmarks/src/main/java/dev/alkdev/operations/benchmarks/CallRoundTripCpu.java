@@ -9,7 +9,7 @@ import java.util.Arrays;
  * and for one in flight the caller's thread alone (in-process delivery runs the call on it, D14;
  * its clock is finer than the process's). On a machine shared with other work, wall-clock
  * throughput says more about the neighbours than about the code; CPU time per call much less so.
- * Run two builds alternately to compare them (D76).
+ * Run two builds alternately to compare them (D75).
  *
  * <pre>java -cp operations-benchmarks/target/benchmarks.jar \
  *   dev.alkdev.operations.benchmarks.CallRoundTripCpu [rounds]</pre>

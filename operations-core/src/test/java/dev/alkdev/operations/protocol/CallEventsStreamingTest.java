@@ -27,7 +27,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The streaming writer and reader (D76) against the tree forms they replace: the writer gives the
+ * The streaming writer and reader (D75) against the tree forms they replace: the writer gives the
  * bytes {@link CallEvents#toJson} gives, and {@link CallEvents#decode} (streaming, falling back to
  * the tree reader) ends exactly as the tree reader alone does, event for event and error for error.
  */
