@@ -255,6 +255,46 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
     return super.getNow(valueIfAbsent);
   }
 
+  /**
+   * {@code Future.resultNow()} of JDK 19 and later (this overrides it there; on 17 it is one more
+   * method): settles a delivered outcome first, so a future {@link #isDone} says is done never
+   * answers "not completed".
+   */
+  public T resultNow() {
+    settleIfDelivered();
+    if (super.isCompletedExceptionally()) {
+      throw new IllegalStateException(
+          isCancelled() ? "Task was cancelled" : "Task completed with exception");
+    }
+    return super.getNow(null);
+  }
+
+  /** {@code Future.exceptionNow()} of JDK 19 and later, settling first as {@link #resultNow}. */
+  public Throwable exceptionNow() {
+    settleIfDelivered();
+    if (isCancelled()) {
+      throw new IllegalStateException("Task was cancelled");
+    }
+    if (!super.isCompletedExceptionally()) {
+      throw new IllegalStateException("Task completed with a result");
+    }
+    try {
+      super.join();
+      throw new IllegalStateException("Task completed with a result");
+    } catch (java.util.concurrent.CompletionException e) {
+      return e.getCause() != null ? e.getCause() : e;
+    }
+  }
+
+  private void settleIfDelivered() {
+    if (outcome != null) {
+      settle();
+    }
+    if (!super.isDone()) {
+      throw new IllegalStateException("Task has not completed");
+    }
+  }
+
   @Override
   public boolean isDone() {
     return outcome != null || super.isDone();

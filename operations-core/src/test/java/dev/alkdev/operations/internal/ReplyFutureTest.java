@@ -197,6 +197,25 @@ class ReplyFutureTest {
     assertThat(future.isDone()).isFalse();
   }
 
+  @Test
+  void aDeliveredOutcomeIsReadableAtOnceBeforeAnyThreadCompletedTheFuture() {
+    ReplyFuture<String> value = new ReplyFuture<>();
+    value.deliver("value"); // not published: nothing completes it until publish()
+    ReplyFuture<String> failure = new ReplyFuture<>();
+    IllegalStateException boom = new IllegalStateException("boom");
+    failure.deliverError(boom);
+
+    assertThat(value.isDone()).isTrue();
+    assertThat(value.resultNow()).isEqualTo("value");
+    assertThatThrownBy(value::exceptionNow).isInstanceOf(IllegalStateException.class);
+    assertThat(failure.isDone()).isTrue();
+    assertThat(failure.exceptionNow()).isSameAs(boom);
+    assertThatThrownBy(failure::resultNow).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(published()::resultNow)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Task has not completed");
+  }
+
   private static ReplyFuture<String> published() {
     ReplyFuture<String> future = new ReplyFuture<>();
     future.publish();
