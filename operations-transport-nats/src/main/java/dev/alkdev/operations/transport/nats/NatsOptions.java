@@ -3,6 +3,7 @@ package dev.alkdev.operations.transport.nats;
 import dev.alkdev.operations.protocol.CallEvents;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -196,8 +197,19 @@ public final class NatsOptions {
      * them). The file is read at each (re)connection, so a rotated file takes effect.
      */
     public Builder credentialsFile(Path file) {
-      String path = Objects.requireNonNull(file, "file").toString();
-      return auth("credentials file", b -> b.authHandler(Nats.credentials(path)));
+      Path checked = Objects.requireNonNull(file, "file");
+      String path = checked.toString();
+      return auth(
+          "credentials file",
+          b -> {
+            // jnats reads the file during the handshake and reports a missing one as an
+            // authentication failure; naming the file tells the user what to fix.
+            if (!Files.isReadable(checked)) {
+              throw new IllegalArgumentException(
+                  "The credentials file " + path + " does not exist or cannot be read");
+            }
+            b.authHandler(Nats.credentials(path));
+          });
     }
 
     /** Authenticates with an NKey alone: {@code seed} is the user's seed ({@code SU...}). */

@@ -16,6 +16,7 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
@@ -122,6 +123,142 @@ class NatsSecurityTest {
           NatsOptions.builder(url).maxReconnects(0).connectTimeout(Duration.ofSeconds(2)).build();
       assertThatThrownBy(() -> NatsPubSub.connect(untrusted)).isInstanceOf(CallError.class);
     }
+  }
+
+  /**
+   * Operator mode, as {@code nsc} sets it up: an operator, an account it signed (preloaded into a
+   * memory resolver) and a user the account signed, whose JWT and seed sit in a credentials file.
+   * The JWTs are made here with jnats' {@link NKey} so the test needs no {@code nsc}.
+   */
+  @Test
+  void aCredentialsFileAuthenticatesAndAUserOfAnUnknownAccountIsRefused() throws Exception {
+    NKey operator = NKey.createOperator(null);
+    NKey account = NKey.createAccount(null);
+    NKey user = NKey.createUser(null);
+    String operatorJwt =
+        jwt(operator, operator, "test-operator", "{\"type\":\"operator\",\"version\":2}");
+    String accountJwt =
+        jwt(
+            operator,
+            account,
+            "test-account",
+            "{\"limits\":{\"subs\":-1,\"data\":-1,\"payload\":-1,\"imports\":-1,"
+                + "\"exports\":-1,\"wildcards\":true,\"conn\":-1,\"leaf\":-1},"
+                + "\"type\":\"account\",\"version\":2}");
+    Path config = dir.resolve("operator.conf");
+    Files.writeString(
+        config,
+        "operator: \""
+            + operatorJwt
+            + "\"\nresolver: MEMORY\nresolver_preload: {\n  "
+            + publicKey(account)
+            + ": \""
+            + accountJwt
+            + "\"\n}\n");
+    Path creds = dir.resolve("node.creds");
+    Files.writeString(creds, credentials(userJwt(account, user), user));
+
+    try (NatsServer server = NatsServer.start("-c", config.toString())) {
+      NatsOptions good = NatsOptions.builder(server.url()).credentialsFile(creds).build();
+      assertThat(good.toString()).doesNotContain(new String(user.getSeed()));
+      try (NatsPubSub client = NatsPubSub.connect(good)) {
+        assertThat(client.isConnected()).isTrue();
+        roundTrip(client);
+      }
+
+      // A user signed by an account the server does not know.
+      NKey strangerAccount = NKey.createAccount(null);
+      NKey stranger = NKey.createUser(null);
+      Path strangerCreds = dir.resolve("stranger.creds");
+      Files.writeString(strangerCreds, credentials(userJwt(strangerAccount, stranger), stranger));
+      NatsOptions wrong =
+          NatsOptions.builder(server.url())
+              .credentialsFile(strangerCreds)
+              .maxReconnects(0)
+              .connectTimeout(Duration.ofSeconds(2))
+              .build();
+      assertThatThrownBy(() -> NatsPubSub.connect(wrong))
+          .isInstanceOf(CallError.class)
+          .hasMessageNotContaining(new String(stranger.getSeed()));
+
+      // A seed that does not match the JWT's subject: the server's nonce check fails.
+      Path mismatched = dir.resolve("mismatched.creds");
+      Files.writeString(mismatched, credentials(userJwt(account, user), NKey.createUser(null)));
+      NatsOptions mismatch =
+          NatsOptions.builder(server.url())
+              .credentialsFile(mismatched)
+              .maxReconnects(0)
+              .connectTimeout(Duration.ofSeconds(2))
+              .build();
+      assertThatThrownBy(() -> NatsPubSub.connect(mismatch)).isInstanceOf(CallError.class);
+    }
+  }
+
+  @Test
+  void aMissingCredentialsFileIsNamedInTheError() {
+    Path missing = dir.resolve("absent.creds");
+    NatsOptions options =
+        NatsOptions.builder("nats://127.0.0.1:" + 1)
+            .credentialsFile(missing)
+            .maxReconnects(0)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+    assertThatThrownBy(() -> NatsPubSub.connect(options))
+        .isInstanceOf(CallError.class)
+        .hasMessageContaining("The credentials file " + missing + " does not exist");
+  }
+
+  private static String userJwt(NKey account, NKey user) throws Exception {
+    return jwt(
+        account,
+        user,
+        "test-user",
+        "{\"pub\":{},\"sub\":{},\"subs\":-1,\"data\":-1,\"payload\":-1,"
+            + "\"type\":\"user\",\"version\":2}");
+  }
+
+  /** A NATS JWT: header, claims and an ed25519 signature by {@code issuer}, each base64url. */
+  private static String jwt(NKey issuer, NKey subject, String name, String natsClaims)
+      throws Exception {
+    Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
+    String header =
+        base64.encodeToString(
+            "{\"typ\":\"JWT\",\"alg\":\"ed25519-nkey\"}".getBytes(StandardCharsets.UTF_8));
+    String claims =
+        "{\"jti\":\""
+            + java.util.UUID.randomUUID().toString().replace("-", "").toUpperCase()
+            + "\",\"iat\":"
+            + System.currentTimeMillis() / 1000
+            + ",\"iss\":\""
+            + publicKey(issuer)
+            + "\",\"name\":\""
+            + name
+            + "\",\"sub\":\""
+            + publicKey(subject)
+            + "\",\"nats\":"
+            + natsClaims
+            + "}";
+    String body = base64.encodeToString(claims.getBytes(StandardCharsets.UTF_8));
+    String signed = header + "." + body;
+    return signed
+        + "."
+        + base64.encodeToString(issuer.sign(signed.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** A credentials file as {@code nsc} writes it. */
+  private static String credentials(String userJwt, NKey user) throws Exception {
+    return "-----BEGIN NATS USER JWT-----\n"
+        + userJwt
+        + "\n------END NATS USER JWT------\n\n"
+        + "************************* IMPORTANT *************************\n"
+        + "NKEY Seed printed below can be used to sign and prove identity.\n\n"
+        + "-----BEGIN USER NKEY SEED-----\n"
+        + new String(user.getSeed())
+        + "\n------END USER NKEY SEED------\n";
+  }
+
+  private static String publicKey(NKey key) throws Exception {
+    return new String(key.getPublicKey());
   }
 
   private static SSLContext trusting(Path certificate) throws Exception {
