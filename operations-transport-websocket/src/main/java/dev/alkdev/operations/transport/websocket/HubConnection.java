@@ -7,6 +7,7 @@ import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
+import dev.alkdev.operations.transport.websocket.internal.Liveness;
 import dev.alkdev.operations.transport.websocket.internal.Peek;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
@@ -14,6 +15,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.websocket.api.Callback;
@@ -58,6 +60,8 @@ final class HubConnection implements Endpoint.Events {
   static final long MAX_QUEUED_BYTES = 64L << 20;
 
   private volatile long lastWriteProgress = System.nanoTime();
+  private final Liveness liveness = new Liveness();
+  private final long silenceLimitNanos;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** A request delivered here: where its answers go, and whether it is a stream. */
@@ -68,6 +72,7 @@ final class HubConnection implements Endpoint.Events {
     this.identity = identity;
     this.identityJson = identityJson;
     this.remote = remote;
+    this.silenceLimitNanos = Liveness.limitNanos(hub.options.idleTimeout, hub.options.pingInterval);
   }
 
   // ------------------------------------------------------------------ Jetty events
@@ -346,11 +351,30 @@ final class HubConnection implements Endpoint.Events {
     }
   }
 
+  @Override
+  public void heard() {
+    liveness.heard();
+  }
+
+  /**
+   * Pings the spoke, first cutting it if nothing came from it for too long: a spoke whose network
+   * went silent would otherwise keep its inboxes and node ids (and its calls' bookkeeping) until
+   * TCP gave up, and a reconnect of the same spoke would find them held.
+   */
   void ping() {
     Session s = session;
-    if (s != null && s.isOpen()) {
-      s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
+    if (s == null || !s.isOpen()) {
+      return;
     }
+    if (liveness.silent(System.nanoTime(), silenceLimitNanos)) {
+      LOG.info(
+          "Spoke {}: nothing heard for {} ms; dropping the connection",
+          remote,
+          TimeUnit.NANOSECONDS.toMillis(silenceLimitNanos));
+      abort();
+      return;
+    }
+    s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
   }
 
   /** Grants replies of a node to {@code inbox} for a while (a query or a specs request came). */

@@ -13,6 +13,7 @@ import dev.alkdev.operations.pubsub.TransportCounters;
 import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
+import dev.alkdev.operations.transport.websocket.internal.Liveness;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -507,11 +509,7 @@ public final class WebSocketSpoke implements PubSub {
               .subscribe(sub)
               .exceptionally(
                   error -> {
-                    LOG.warn(
-                        "{}: the hub refused the subscription to {} again: {}",
-                        this,
-                        sub.topic,
-                        error.getMessage());
+                    retryRefused(fresh, sub, 1, error);
                     return null;
                   }));
     }
@@ -524,6 +522,55 @@ public final class WebSocketSpoke implements PubSub {
       LOG.warn("{}: not every subscription was confirmed after connecting", this);
     }
     return fresh;
+  }
+
+  /**
+   * A subscription the hub accepted before and refuses after a reconnect is tried again, with
+   * backoff, for as long as this connection lasts. The usual cause is the hub still holding the
+   * inbox or node id for this spoke's previous connection, which it has not yet seen die (a
+   * half-open TCP connection lasts until the hub's idle timeout); once the hub cuts it, the key is
+   * kept for this identity and the next try takes it back. Without the retry the spoke would stay
+   * connected but deaf on that topic.
+   */
+  private void retryRefused(Link on, SpokeSub sub, int attempt, Throwable error) {
+    Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+    if (closed.get()
+        || subs.get(sub.sid) != sub
+        || (cause instanceof CallError e && e.code() == ErrorCode.UNAVAILABLE)) {
+      return; // closed, unsubscribed, or the connection dropped (the next one subscribes again)
+    }
+    if (attempt == 1) {
+      LOG.warn(
+          "{}: the hub refused the subscription to {} again ({}); retrying, as it may still hold"
+              + " it for this spoke's previous connection",
+          this,
+          sub.topic,
+          cause == null ? "no reason" : cause.getMessage());
+    } else {
+      LOG.debug("{}: subscription to {} refused again (attempt {})", this, sub.topic, attempt);
+    }
+    long base = options.reconnectInitial.toMillis();
+    long delay = Math.min(options.reconnectMax.toMillis(), base << Math.min(20, attempt - 1));
+    try {
+      timer.schedule(
+          () ->
+              deliveries.execute(
+                  () -> {
+                    if (on.lost.get() || closed.get() || subs.get(sub.sid) != sub) {
+                      return;
+                    }
+                    on.subscribe(sub)
+                        .exceptionally(
+                            again -> {
+                              retryRefused(on, sub, attempt + 1, again);
+                              return null;
+                            });
+                  }),
+          delay,
+          TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
+    }
   }
 
   private void lost(Link dropped, String why) {
@@ -646,6 +693,7 @@ public final class WebSocketSpoke implements PubSub {
     final ConcurrentHashMap<Long, Ack> publishes = new ConcurrentHashMap<>();
     final ConcurrentHashMap<Long, CompletableFuture<Void>> subscribing = new ConcurrentHashMap<>();
     final AtomicBoolean lost = new AtomicBoolean();
+    private final Liveness liveness = new Liveness();
     private volatile Session session;
 
     CompletableFuture<Void> subscribe(SpokeSub sub) {
@@ -684,11 +732,29 @@ public final class WebSocketSpoke implements PubSub {
       }
     }
 
+    @Override
+    public void heard() {
+      liveness.heard();
+    }
+
+    /**
+     * Pings the hub, first dropping the connection if nothing came from it for too long (a network
+     * that went silent: writes still succeed, so Jetty's idle timeout never fires); then the spoke
+     * reconnects as after any drop.
+     */
     void ping() {
       Session s = session;
-      if (s != null && s.isOpen()) {
-        s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
+      if (s == null || !s.isOpen() || lost.get()) {
+        return;
       }
+      long limit = Liveness.limitNanos(options.idleTimeout, options.pingInterval);
+      if (liveness.silent(System.nanoTime(), limit)) {
+        s.disconnect();
+        connectionLost(
+            "nothing heard from the hub for " + TimeUnit.NANOSECONDS.toMillis(limit) + " ms");
+        return;
+      }
+      s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
     }
 
     void fail(CallError error) {

@@ -20,6 +20,9 @@ final class TcpProxy implements AutoCloseable {
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile boolean severed;
+  // Connections relayed so far stop carrying bytes when frozen; later ones are relayed as usual.
+  private final List<java.util.concurrent.atomic.AtomicBoolean> freezes =
+      new CopyOnWriteArrayList<>();
 
   private TcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -44,6 +47,15 @@ final class TcpProxy implements AutoCloseable {
     sockets.forEach(TcpProxy::closeQuietly);
   }
 
+  /**
+   * Stops relaying on every connection made so far, in both directions, but keeps their sockets
+   * open: a network that silently stopped carrying them (a half-open connection on both ends). New
+   * connections are relayed as usual.
+   */
+  void freeze() {
+    freezes.forEach(f -> f.set(true));
+  }
+
   @Override
   public void close() {
     sever();
@@ -63,8 +75,11 @@ final class TcpProxy implements AutoCloseable {
           sever();
           return;
         }
-        pump(client, server);
-        pump(server, client);
+        java.util.concurrent.atomic.AtomicBoolean frozen =
+            new java.util.concurrent.atomic.AtomicBoolean();
+        freezes.add(frozen);
+        pump(client, server, frozen);
+        pump(server, client, frozen);
       } catch (IOException e) {
         if (severed) {
           return;
@@ -73,7 +88,7 @@ final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, java.util.concurrent.atomic.AtomicBoolean frozen) {
     Thread thread =
         new Thread(
             () -> {
@@ -82,11 +97,16 @@ final class TcpProxy implements AutoCloseable {
                   OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                  while (frozen.get() && !severed) {
+                    Thread.sleep(50); // hold the bytes, read nothing more: the peer hears silence
+                  }
                   out.write(buffer, 0, n);
                   out.flush();
                 }
               } catch (IOException ended) {
                 // Either side closed: close both below.
+              } catch (InterruptedException stopped) {
+                Thread.currentThread().interrupt();
               } finally {
                 closeQuietly(from);
                 closeQuietly(to);

@@ -20,6 +20,9 @@ public final class Endpoint implements Session.Listener.AutoDemanding {
     void closed(int statusCode, String reason);
 
     void failed(Throwable cause);
+
+    /** Something came from the peer (a frame or a pong): it is alive. */
+    default void heard() {}
   }
 
   private final Events events;
@@ -35,6 +38,7 @@ public final class Endpoint implements Session.Listener.AutoDemanding {
 
   @Override
   public void onWebSocketBinary(ByteBuffer payload, Callback callback) {
+    events.heard();
     try {
       events.frame(payload);
     } finally {
@@ -44,7 +48,13 @@ public final class Endpoint implements Session.Listener.AutoDemanding {
 
   @Override
   public void onWebSocketText(String message) {
+    events.heard();
     events.frame(ByteBuffer.wrap(message.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
+  @Override
+  public void onWebSocketPong(ByteBuffer payload) {
+    events.heard();
   }
 
   @Override
