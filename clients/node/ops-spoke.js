@@ -72,7 +72,7 @@ function encode(event) {
 }
 
 class Spoke {
-  constructor(socket, ackTimeoutMs) {
+  constructor(socket, ackTimeoutMs, pingIntervalMs, idleTimeoutMs) {
     this.socket = socket;
     // Every publish, subscribe and sync waits at most this long for the hub's answer.
     this.ackTimeoutMs = ackTimeoutMs || 10000;
@@ -88,6 +88,25 @@ class Spoke {
     this.maxMessageBytes = 1024 * 1024;
     this.alive = setInterval(() => this.sendAlive(), ALIVE_MS);
     this.alive.unref();
+    // Liveness by what is read (websocket.md, Limits): a network that goes silent leaves the
+    // socket open and writes succeeding, so ping the hub and give up on a connection from which
+    // nothing (no frame, no pong) came for idleTimeoutMs, at least two ping intervals.
+    const pingMs = pingIntervalMs || 10000;
+    const silenceMs = Math.max(idleTimeoutMs || 30000, 2 * pingMs);
+    this.lastHeard = Date.now();
+    const heard = () => { this.lastHeard = Date.now(); };
+    socket.on('message', heard);
+    socket.on('pong', heard);
+    this.pinger = setInterval(() => {
+      if (this.closed || socket.readyState !== WebSocket.OPEN) return;
+      if (Date.now() - this.lastHeard > silenceMs) {
+        this.silent = 'nothing heard from the hub for ' + silenceMs + ' ms';
+        socket.terminate(); // 'close' follows: everything pending fails with UNAVAILABLE
+        return;
+      }
+      socket.ping();
+    }, pingMs);
+    this.pinger.unref();
   }
 
   /** Connects and waits for the hub's greeting. */
@@ -97,7 +116,7 @@ class Spoke {
     return new Promise((resolve, reject) => {
       const connectMs = options.connectTimeoutMs || 5000;
       const socket = new WebSocket(url, [SUBPROTOCOL], { headers, handshakeTimeout: connectMs });
-      const spoke = new Spoke(socket, options.ackTimeoutMs);
+      const spoke = new Spoke(socket, options.ackTimeoutMs, options.pingIntervalMs, options.idleTimeoutMs);
       const timer = setTimeout(() => {
         socket.terminate(); // given up: nothing stays open behind the rejection
         reject(new CallError('UNAVAILABLE', 'the hub did not greet within ' + connectMs + ' ms', true));
@@ -171,7 +190,8 @@ class Spoke {
   onClose() {
     this.closed = true;
     clearInterval(this.alive);
-    const gone = new CallError('UNAVAILABLE', 'the connection to the hub closed', true);
+    clearInterval(this.pinger);
+    const gone = new CallError('UNAVAILABLE', 'the connection to the hub closed' + (this.silent ? ': ' + this.silent : ''), true);
     for (const ack of this.acks.values()) ack.reject(gone);
     for (const ack of this.subAcks.values()) ack.reject(gone);
     this.acks.clear();
@@ -483,6 +503,7 @@ class Spoke {
 
   close() {
     clearInterval(this.alive);
+    clearInterval(this.pinger);
     if (this.heartbeat) {
       clearInterval(this.heartbeat);
       if (!this.closed) {

@@ -9,9 +9,9 @@ function out(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
 
-function listen(greet) {
+function listen(greet, autoPong = true) {
   return new Promise((resolve) => {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'ops.v1' });
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'ops.v1', autoPong });
     server.sockets = [];
     server.on('connection', (ws) => {
       server.sockets.push(ws);
@@ -53,9 +53,26 @@ async function main() {
     ok = ok && pass;
     out({ check: 'connect', code: e.code, open, pass });
   }
+  // A hub that greets and then goes silent, pongs included (a network that stopped carrying the
+  // connection): the spoke gives up after idleTimeoutMs and a call in flight fails with UNAVAILABLE.
+  const dead = await listen(true, false);
+  const url3 = 'ws://127.0.0.1:' + dead.address().port + '/ws';
+  const lonely = await Spoke.connect(url3, { pingIntervalMs: 100, idleTimeoutMs: 400, ackTimeoutMs: 60000 });
+  const since = Date.now();
+  try {
+    await lonely.publish('anything', Buffer.from('x'));
+    ok = false;
+    out({ check: 'silence', error: 'acknowledged by a silent hub' });
+  } catch (e) {
+    const ms = Date.now() - since;
+    const pass = e.code === 'UNAVAILABLE' && lonely.closed && ms >= 300 && ms < 5000;
+    ok = ok && pass;
+    out({ check: 'silence', code: e.code, ms, message: e.message, pass });
+  }
   mute.close();
   silent.close();
-  for (const ws of [...mute.sockets, ...silent.sockets]) ws.terminate();
+  dead.close();
+  for (const ws of [...mute.sockets, ...silent.sockets, ...dead.sockets]) ws.terminate();
   process.exit(ok ? 0 : 1);
 }
 
