@@ -25,6 +25,7 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -505,6 +506,9 @@ public final class RedisPubSub implements PubSub {
             DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
+                // Lettuce times every command into a histogram on the event loop whenever
+                // LatencyUtils is on the class path (Micrometer brings it); nothing here reads it.
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
                 .build();
       }
       return sharedResources;
