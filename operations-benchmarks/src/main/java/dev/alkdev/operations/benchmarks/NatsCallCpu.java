@@ -13,7 +13,8 @@ import java.util.stream.Stream;
  * threads), the {@code nats-server}'s CPU time, the context switches of this JVM's threads and of
  * the server's (each one a thread that went to sleep and had to be woken: a hand-off), and the
  * bytes this JVM allocated. One call at a time, then batches of 64 in flight; raw and call
- * alternate in rounds, and the medians of the rounds are printed.
+ * alternate in rounds, and the medians of the rounds are printed. Linux only: the server's CPU time
+ * and the context switches come from {@code /proc}.
  *
  * <pre>java -cp operations-benchmarks/target/benchmarks.jar \
  *   dev.alkdev.operations.benchmarks.NatsCallCpu [rounds]</pre>
