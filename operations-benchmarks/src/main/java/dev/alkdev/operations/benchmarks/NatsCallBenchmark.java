@@ -132,6 +132,11 @@ public class NatsCallBenchmark {
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
 
+  /** The process id of the benchmark's {@code nats-server}, for {@link NatsCallCpu}. */
+  long serverPid() {
+    return server.pid();
+  }
+
   /** Baseline: jnats request/reply of the same bytes, through the same server. */
   @Benchmark
   @BenchmarkMode({Mode.SampleTime})

@@ -9,7 +9,6 @@ import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -36,6 +35,8 @@ import tools.jackson.core.StreamWriteConstraints;
 import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.BufferRecycler;
+import tools.jackson.core.util.ByteArrayBuilder;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -183,7 +184,11 @@ public final class CallEvents {
         event instanceof CallEvent.Responded responded
             ? Envelopes.toJson(responded.output())
             : null;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    // Written into the factory's recycled buffers, the way the mapper's writeValueAsBytes does:
+    // the one array allocated is the result, of its exact size (a growing stream allocated two
+    // more per event).
+    BufferRecycler recycler = WRITER.tokenStreamFactory()._getBufferRecycler();
+    ByteArrayBuilder bytes = new ByteArrayBuilder(recycler);
     try {
       try (JsonGenerator generator =
           WRITER.tokenStreamFactory().createGenerator(ObjectWriteContext.empty(), bytes)) {
@@ -196,6 +201,7 @@ public final class CallEvents {
           write(event, output, generator, true);
         }
       }
+      return bytes.getClearAndRelease();
     } catch (StreamConstraintsException e) {
       throw CallError.builder(
               ErrorCode.RESOURCE_EXHAUSTED,
@@ -211,8 +217,10 @@ public final class CallEvents {
           ErrorCode.PROTOCOL_ERROR,
           "The " + event.type() + " event cannot be written as JSON: " + e.getOriginalMessage(),
           e);
+    } finally {
+      bytes.release(); // after a failure: its buffer goes back too (a no-op after the result)
+      recycler.releaseToPool();
     }
-    return bytes.toByteArray();
   }
 
   /**
@@ -505,7 +513,8 @@ public final class CallEvents {
    * as {@link #fromJson}. It returns null, or throws, for anything that is not a plain valid event
    * (a null or wrongly typed field, a number written as 1.0, any check that fails, any damage), and
    * the caller then reads the message with {@link #decodeTree}, so errors and their details are
-   * exactly the tree reader's. The parser keeps the same limits (nesting, duplicate names).
+   * exactly the tree reader's. The parser keeps the same limits (nesting); duplicate names are
+   * checked here.
    */
   static CallEvent decodeStreaming(byte[] bytes) {
     String type = null;
@@ -528,27 +537,87 @@ public final class CallEvents {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
+      // Duplicate names are caught here (the parser's own check makes a hash set per object):
+      // one bit per known field, a list for the others, which no plain event has.
+      int seen = 0;
+      List<String> others = null;
       while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
         String name = parser.currentName();
         JsonToken token = parser.nextToken();
         switch (name) {
-          case "v" -> version = streamedLong(parser, token);
-          case "type" -> type = streamedString(parser, token);
-          case "requestId" -> requestId = streamedString(parser, token);
-          case "replyTo" -> replyTo = streamedString(parser, token);
-          case "operationId" -> operationId = streamedString(parser, token);
-          case "parentRequestId" -> parent = streamedString(parser, token);
-          case "reason" -> reason = streamedString(parser, token);
-          case "inbox" -> inbox = streamedString(parser, token);
-          case "deadlineMs" -> deadline = streamedLong(parser, token);
-          case "demand" -> demand = streamedLong(parser, token);
-          case "n" -> n = streamedLong(parser, token);
-          case "input" -> input = streamedTree(parser, token);
-          case "output" -> output = streamedTree(parser, token);
-          case "error" -> error = streamedTree(parser, token);
-          case "identity" -> identity = streamedTree(parser, token);
-          case "meta" -> meta = streamedTree(parser, token);
-          default -> parser.skipChildren(); // still parsed: syntax, depth and duplicates checked
+          case "v" -> {
+            seen = once(seen, 0);
+            version = streamedLong(parser, token);
+          }
+          case "type" -> {
+            seen = once(seen, 1);
+            type = streamedString(parser, token);
+          }
+          case "requestId" -> {
+            seen = once(seen, 2);
+            requestId = streamedString(parser, token);
+          }
+          case "replyTo" -> {
+            seen = once(seen, 3);
+            replyTo = streamedString(parser, token);
+          }
+          case "operationId" -> {
+            seen = once(seen, 4);
+            operationId = streamedString(parser, token);
+          }
+          case "parentRequestId" -> {
+            seen = once(seen, 5);
+            parent = streamedString(parser, token);
+          }
+          case "reason" -> {
+            seen = once(seen, 6);
+            reason = streamedString(parser, token);
+          }
+          case "inbox" -> {
+            seen = once(seen, 7);
+            inbox = streamedString(parser, token);
+          }
+          case "deadlineMs" -> {
+            seen = once(seen, 8);
+            deadline = streamedLong(parser, token);
+          }
+          case "demand" -> {
+            seen = once(seen, 9);
+            demand = streamedLong(parser, token);
+          }
+          case "n" -> {
+            seen = once(seen, 10);
+            n = streamedLong(parser, token);
+          }
+          case "input" -> {
+            seen = once(seen, 11);
+            input = streamedTree(parser, token);
+          }
+          case "output" -> {
+            seen = once(seen, 12);
+            output = streamedTree(parser, token);
+          }
+          case "error" -> {
+            seen = once(seen, 13);
+            error = streamedTree(parser, token);
+          }
+          case "identity" -> {
+            seen = once(seen, 14);
+            identity = streamedTree(parser, token);
+          }
+          case "meta" -> {
+            seen = once(seen, 15);
+            meta = streamedTree(parser, token);
+          }
+          default -> {
+            if (others == null) {
+              others = new ArrayList<>();
+            } else if (others.contains(name)) {
+              throw NotPlain.INSTANCE;
+            }
+            others.add(name);
+            streamedTree(parser, token); // read to check it as the tree reader would, then dropped
+          }
         }
       }
       if (parser.nextToken() != null) {
@@ -597,6 +666,14 @@ public final class CallEvents {
       default:
         return null;
     }
+  }
+
+  /** {@code seen} with field {@code bit} marked; a field seen before is a duplicate name. */
+  private static int once(int seen, int bit) {
+    if ((seen & (1 << bit)) != 0) {
+      throw NotPlain.INSTANCE;
+    }
+    return seen | (1 << bit);
   }
 
   /** A string field's value. */
@@ -649,7 +726,9 @@ public final class CallEvents {
           ObjectNode object = nodes.objectNode();
           while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = parser.currentName();
-            object.set(name, streamedTree(parser, parser.nextToken()));
+            if (object.replace(name, streamedTree(parser, parser.nextToken())) != null) {
+              throw NotPlain.INSTANCE; // a duplicate name: the tree reader refuses it
+            }
           }
           return object;
         }
@@ -684,14 +763,19 @@ public final class CallEvents {
   }
 
   /**
-   * What the streaming parser needs of a mapper's context: the reader's features (duplicate names
-   * refused) and constraints (nesting), and nothing of databind, which it does not use.
+   * What the streaming parser needs of a mapper's context: the reader's features and constraints
+   * (nesting), and nothing of databind, which it does not use. Duplicate names are the one feature
+   * left out: {@link #decodeStreaming} finds them itself, without a hash set per object.
    */
   private static final ObjectReadContext STREAMING =
       new ObjectReadContext.Base() {
+        private final int features =
+            READER.deserializationConfig().getStreamReadFeatures()
+                & ~StreamReadFeature.STRICT_DUPLICATE_DETECTION.getMask();
+
         @Override
         public int getStreamReadFeatures(int defaults) {
-          return READER.deserializationConfig().getStreamReadFeatures();
+          return features;
         }
 
         @Override
@@ -1146,7 +1230,7 @@ public final class CallEvents {
    * ':', '/', '@' or '-' (no spaces, no wildcards: NATS '*' and '>', Redis glob characters).
    */
   public static boolean isValidTopic(String topic) {
-    return isMadeOf(topic, 256, "_.:/@-");
+    return isMadeOf(topic, 256, Allowed.TOPIC_CHARS);
   }
 
   /**
@@ -1154,23 +1238,41 @@ public final class CallEvents {
    * '.', ':' or '-', characters that need no escaping anywhere (UUIDs and hex fit).
    */
   public static boolean isValidRequestId(String requestId) {
-    return isMadeOf(requestId, 128, "_.:-");
+    return isMadeOf(requestId, 128, Allowed.REQUEST_ID_CHARS);
   }
 
-  // A loop, not a regex: these run several times per event, and a regex costs ten times more.
-  private static boolean isMadeOf(String text, int maxLength, String punctuation) {
+  // In a holder: the tables exist before any static initialiser of this class could need them.
+  private static final class Allowed {
+    static final boolean[] TOPIC_CHARS = asciiTable("_.:/@-");
+    static final boolean[] REQUEST_ID_CHARS = asciiTable("_.:-");
+  }
+
+  /** ASCII letters, digits and {@code punctuation}, as a table indexed by character. */
+  private static boolean[] asciiTable(String punctuation) {
+    boolean[] allowed = new boolean[128];
+    for (char c = '0'; c <= '9'; c++) {
+      allowed[c] = true;
+    }
+    for (char c = 'a'; c <= 'z'; c++) {
+      allowed[c] = true;
+      allowed[c - 'a' + 'A'] = true;
+    }
+    for (int i = 0; i < punctuation.length(); i++) {
+      allowed[punctuation.charAt(i)] = true;
+    }
+    return allowed;
+  }
+
+  // A loop over a table, not a regex: these run several times per event (on every request id at
+  // both ends), and a regex costs ten times more; the table saves the punctuation search per char.
+  private static boolean isMadeOf(String text, int maxLength, boolean[] allowed) {
     int length = text.length();
     if (length == 0 || length > maxLength) {
       return false;
     }
     for (int i = 0; i < length; i++) {
       char c = text.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || punctuation.indexOf(c) >= 0;
-      if (!ok) {
+      if (c >= allowed.length || !allowed[c]) {
         return false;
       }
     }

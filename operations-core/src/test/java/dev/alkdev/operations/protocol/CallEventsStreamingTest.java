@@ -142,6 +142,20 @@ class CallEventsStreamingTest {
         "{\"v\": 1, \"type\": \"call.completed\", \"requestId\": \""
             + ID
             + "\", \"x\": {\"a\": 1, \"a\": 2}}",
+        // duplicate names where the streaming reader checks them itself (D77)
+        "{\"v\": 1, \"type\": \"call.completed\", \"requestId\": \""
+            + ID
+            + "\", \"x\": 1, \"y\": 2, \"x\": 3}",
+        "{\"v\": 1, \"type\": \"call.completed\", \"requestId\": \""
+            + ID
+            + "\", \"x\": [1, {\"a\": 1, \"b\": 2, \"c\": 3, \"b\": 4}]}",
+        "{\"v\": 1, \"type\": \"call.completed\", \"meta\": {}, \"requestId\": \""
+            + ID
+            + "\", \"meta\": {}}",
+        CallEventFixtures.requestWithInput("{\"a\": {\"b\": [{\"c\": 1, \"c\": 1}]}}"),
+        CallEventFixtures.requestWithInput("{\"a\": 1, \"b\": 2, \"c\": 3, \"a\": 1}"),
+        RESPONDED.replace("\"output\":", "\"output\": {}, \"output\":"),
+        CallEventFixtures.requestWithInput("{\"a\": 1, \"b\": 2, \"c\": 3}"),
         "{\"v\": 1, \"type\": \"call.completed\", \"requestId\": \""
             + ID
             + "\", \"x\": "
