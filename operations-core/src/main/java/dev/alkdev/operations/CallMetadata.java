@@ -98,6 +98,9 @@ public final class CallMetadata {
 
   /** The value of {@code key}, if present. */
   public Optional<String> get(String key) {
+    if (bytes == 0) { // no entries (keys are not empty): most in-process calls, no map to ask
+      return Optional.empty();
+    }
     if (trace != null && TRACEPARENT.equals(key)) {
       return Optional.of(trace.traceparent());
     }
@@ -180,6 +183,10 @@ public final class CallMetadata {
     Objects.requireNonNull(spanId, "spanId");
     Objects.requireNonNull(tracestate, "tracestate (Optional.empty() for none)");
     TraceIds ids = TraceIds.of(traceId, spanId, traceFlags);
+    if (bytes == 0 && tracestate.isEmpty()) {
+      // No entries (an in-process call's usual metadata): nothing to compare, copy or re-check.
+      return new CallMetadata(entries, ids, TRACEPARENT_BYTES);
+    }
     String written = trace == null ? entries.get(TRACEPARENT) : null;
     boolean sameState = tracestate.equals(Optional.ofNullable(entries.get(TRACESTATE)));
     if (sameState

@@ -95,6 +95,53 @@ class CallMetadataTest {
         .hasMessageContaining("bytes");
   }
 
+  /**
+   * The ids' check (a table, no branch per character: D78) refuses every character that is not a
+   * lower-case hex digit, including upper case, the characters next to the digit and letter ranges,
+   * and non-ASCII ones whose low seven bits are a hex digit ('\u00b0' is 0x30 plus 0x80).
+   */
+  @Test
+  void traceIdsAreLowerCaseHexOnly() {
+    String spanId = "00f067aa0ba902b7";
+    String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    for (char c :
+        new char[] {
+          'A', 'F', 'g', '/', ':', '`', 'G', ' ', '-', '\u00b0', '\u00e1', '\u0130', '\uff10'
+        }) {
+      for (int at : new int[] {0, 7, 15}) {
+        String bad = spanId.substring(0, at) + c + spanId.substring(at + 1);
+        assertThatThrownBy(
+                () ->
+                    CallMetadata.empty().withTraceContext(traceId, bad, (byte) 1, Optional.empty()))
+            .as("span id %s", bad)
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThat(TraceContext.isTraceparent("00-" + traceId + "-" + bad + "-01")).isFalse();
+      }
+      String badTrace = traceId.substring(0, 31) + c;
+      assertThatThrownBy(
+              () ->
+                  CallMetadata.empty()
+                      .withTraceContext(badTrace, spanId, (byte) 1, Optional.empty()))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    String every = "0123456789abcdef";
+    assertThat(
+            CallMetadata.empty()
+                .withTraceContext(every + every, every, (byte) 1, Optional.empty())
+                .get("traceparent"))
+        .contains("00-" + every + every + "-" + every + "-01");
+    assertThatThrownBy(
+            () ->
+                CallMetadata.empty()
+                    .withTraceContext("0".repeat(32), spanId, (byte) 1, Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                CallMetadata.empty()
+                    .withTraceContext(traceId + "0", spanId, (byte) 1, Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   /** Copies keep the size of the whole and check it as of() does. */
   @Test
   void copiesKeepTheLimitOnTheWhole() {

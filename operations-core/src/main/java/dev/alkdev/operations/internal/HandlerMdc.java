@@ -20,12 +20,16 @@ public final class HandlerMdc implements AutoCloseable {
   public static final String TRACE_ID = "trace_id";
   public static final String SPAN_ID = "span_id";
 
+  // UNTOUCHED when this call neither put nor removed request_id: close has nothing to restore
+  // then (D78). A marker rather than a flag, so the object stays as small as it was.
+  private static final String UNTOUCHED = new String("untouched");
+
   private final String previousRequest;
   private final String previousTrace;
   private final String previousSpan;
 
   private HandlerMdc(OperationContext context, TraceIds ids) {
-    previousRequest = MDC.get(REQUEST_ID);
+    String request = MDC.get(REQUEST_ID);
     previousTrace = MDC.get(TRACE_ID);
     previousSpan = MDC.get(SPAN_ID);
     // Not drawn here (D56): a served call's id is known; an in-process call's is drawn lazily and
@@ -33,9 +37,10 @@ public final class HandlerMdc implements AutoCloseable {
     Optional<String> requestId = ContextAccess.drawnRequestId(context);
     if (requestId.isPresent()) {
       MDC.put(REQUEST_ID, requestId.get());
-    } else if (previousRequest != null) { // nothing to remove otherwise: one MDC call less (D71)
+    } else if (request != null) { // nothing to remove otherwise: one MDC call less (D71)
       MDC.remove(REQUEST_ID);
     }
+    previousRequest = requestId.isPresent() || request != null ? request : UNTOUCHED;
     if (ids != null) {
       // The tracing interceptor's own span: its ids as they are, no traceparent written (D71).
       MDC.put(TRACE_ID, ids.traceId());
@@ -104,7 +109,9 @@ public final class HandlerMdc implements AutoCloseable {
     if (this == NONE) {
       return;
     }
-    restore(REQUEST_ID, previousRequest);
+    if (previousRequest != UNTOUCHED) {
+      restore(REQUEST_ID, previousRequest);
+    }
     restore(TRACE_ID, previousTrace);
     restore(SPAN_ID, previousSpan);
   }

@@ -37,13 +37,8 @@ public final class TraceIds {
   }
 
   private static void checkId(String what, String id, int length) {
-    boolean zeros = true;
-    boolean ok = id.length() == length;
-    for (int i = 0; ok && i < length; i++) {
-      char c = id.charAt(i);
-      ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-      zeros &= c == '0';
-    }
+    boolean ok = id.length() == length && TraceContext.isHex(id, 0, length);
+    boolean zeros = ok && TraceContext.isZeros(id, 0, length);
     if (!ok || zeros) {
       throw new IllegalArgumentException(
           "a W3C "
