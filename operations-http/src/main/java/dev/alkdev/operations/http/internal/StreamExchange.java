@@ -76,6 +76,9 @@ final class StreamExchange implements CallSink {
    */
   private static final int FIRST_BUFFER = 4 * 1024;
 
+  /** A buffer's size once it outgrows the first: a batch, and the item that crossed the line. */
+  private static final int GROWN_BUFFER = BATCH + BATCH / 4;
+
   // One writer for every stream: no root value separator, so raw framing and values alternate.
   private static final ObjectWriter WRITER = Inputs.JSON.writer().withRootValueSeparator("");
 
@@ -541,7 +544,7 @@ final class StreamExchange implements CallSink {
     @Override
     public void write(int b) {
       if (size == filling.length) {
-        filling = Arrays.copyOf(filling, filling.length * 2);
+        grow(size + 1);
       }
       filling[size++] = (byte) b;
     }
@@ -549,10 +552,19 @@ final class StreamExchange implements CallSink {
     @Override
     public void write(byte[] b, int off, int len) {
       if (size + len > filling.length) {
-        filling = Arrays.copyOf(filling, Math.max(filling.length * 2, size + len));
+        grow(size + len);
       }
       System.arraycopy(b, off, filling, size, len);
       size += len;
+    }
+
+    /**
+     * Out of the first size, straight to a batch's (doubling from 4 KiB cost a busy stream five
+     * copies and as many arrays per buffer), then doubling.
+     */
+    private void grow(int needed) {
+      int length = Math.max(Math.max(filling.length * 2, needed), GROWN_BUFFER);
+      filling = Arrays.copyOf(filling, length);
     }
 
     /** What has filled, to be written; the other array fills next. */
