@@ -36,11 +36,11 @@ import tools.jackson.databind.ObjectWriter;
  * and hands that buffer to {@link Response#write} with a callback. While one write is under way the
  * next items collect in a second buffer, which goes out as one write when the first completes: a
  * busy stream is written in large batches, an idle one item by item. The caller's demand is a
- * window of {@link #WINDOW} items, given back as items are encoded, but held back while the buffer
- * waiting behind a write holds {@link #HIGH_WATER} bytes or more: a client that reads slowly slows
- * the handler, and a stream's memory stays bounded (two buffers of about that size). A write that
- * has not completed after the idle timeout (a client that stopped reading) cuts the stream and
- * cancels the handler; so does a failed write (the client went away).
+ * window of {@link #WINDOW} items, given back {@link #REFILL} at a time as items are encoded, but
+ * held back while the buffer waiting behind a write holds {@link #HIGH_WATER} bytes or more: a
+ * client that reads slowly slows the handler, and a stream's memory stays bounded (two buffers of
+ * about that size). A write that has not completed after the idle timeout (a client that stopped
+ * reading) cuts the stream and cancels the handler; so does a failed write (the client went away).
  *
  * <p>Each item is an event with an id (its number in the stream, counted on from a numeric {@code
  * Last-Event-ID}) and its envelope (or data) as one {@code data:} line, written by a streaming
@@ -54,11 +54,30 @@ final class StreamExchange implements CallSink {
   /** Items the handler may send ahead of what the client has taken. */
   static final int WINDOW = 32;
 
+  /**
+   * Items encoded before their demand goes back: each request runs the pipeline's relay (two locks
+   * and the handler's own bookkeeping), once per item when given back one by one.
+   */
+  static final int REFILL = WINDOW / 2;
+
   /** Bytes waiting behind a write at which demand is held back. */
   static final int HIGH_WATER = 64 * 1024;
 
-  /** Bytes at which the drain starts a write without waiting to catch up with the queue. */
-  private static final int BATCH = 16 * 1024;
+  /**
+   * Bytes at which the drain starts a write without waiting to catch up with the queue. Half the
+   * high water: each write costs Jetty a chunk and a flush and the client a wake-up, and at 16 KiB
+   * a stream of small items spent an eighth of the drain's time in Jetty's write path (D79).
+   */
+  private static final int BATCH = 32 * 1024;
+
+  /**
+   * The buffers' first size: they grow to what a busy stream batches (and stay so for the stream),
+   * while an idle stream, one item at a time, holds two small ones.
+   */
+  private static final int FIRST_BUFFER = 4 * 1024;
+
+  /** A buffer's size once it outgrows the first: a batch, and the item that crossed the line. */
+  private static final int GROWN_BUFFER = BATCH + BATCH / 4;
 
   // One writer for every stream: no root value separator, so raw framing and values alternate.
   private static final ObjectWriter WRITER = Inputs.JSON.writer().withRootValueSeparator("");
@@ -244,15 +263,17 @@ final class StreamExchange implements CallSink {
       while (!finished && (next = queue.poll()) != null) {
         try {
           take(next);
-          if (!finished && !writing && (bytes.size >= BATCH || queue.isEmpty())) {
-            send();
-          }
-          if (!finished && owed > 0 && (!writing || bytes.size < HIGH_WATER)) {
-            // Demand goes back once the items are encoded; a producer that answers at once (on
-            // this thread) refills the queue and the loop goes on encoding into the same batch.
+          if (!finished && owed >= REFILL && (!writing || buffered() < HIGH_WATER)) {
+            // Demand goes back once the items are encoded, half a window at a time (the handler
+            // still holds the other half, so it never waits for it), and before the batch is
+            // judged: a producer that answers at once (on this thread) refills the queue, and the
+            // loop goes on encoding into the same batch.
             int n = owed;
             owed = 0;
             call.request(n);
+          }
+          if (!finished && !writing && (queue.isEmpty() || buffered() >= BATCH)) {
+            send();
           }
         } catch (RuntimeException e) {
           fail(e);
@@ -429,6 +450,11 @@ final class StreamExchange implements CallSink {
     return metaPrefix;
   }
 
+  /** Bytes encoded and not yet handed to Jetty: the buffer's, and those still in Jackson's. */
+  private int buffered() {
+    return json == null ? bytes.size : bytes.size + json.streamWriteOutputBuffered();
+  }
+
   /** Starts a write of what the buffer holds, if it holds anything (or the stream ends). */
   private void send() {
     json.flush();
@@ -511,14 +537,14 @@ final class StreamExchange implements CallSink {
    * written buffer until its callback, so the filling one is never the one under way.
    */
   private static final class Bytes extends OutputStream {
-    private byte[] filling = new byte[BATCH + 1024];
-    private byte[] spare = new byte[BATCH + 1024];
+    private byte[] filling = new byte[FIRST_BUFFER];
+    private byte[] spare = new byte[FIRST_BUFFER];
     int size;
 
     @Override
     public void write(int b) {
       if (size == filling.length) {
-        filling = Arrays.copyOf(filling, filling.length * 2);
+        grow(size + 1);
       }
       filling[size++] = (byte) b;
     }
@@ -526,10 +552,19 @@ final class StreamExchange implements CallSink {
     @Override
     public void write(byte[] b, int off, int len) {
       if (size + len > filling.length) {
-        filling = Arrays.copyOf(filling, Math.max(filling.length * 2, size + len));
+        grow(size + len);
       }
       System.arraycopy(b, off, filling, size, len);
       size += len;
+    }
+
+    /**
+     * Out of the first size, straight to a batch's (doubling from 4 KiB cost a busy stream five
+     * copies and as many arrays per buffer), then doubling.
+     */
+    private void grow(int needed) {
+      int length = Math.max(Math.max(filling.length * 2, needed), GROWN_BUFFER);
+      filling = Arrays.copyOf(filling, length);
     }
 
     /** What has filled, to be written; the other array fills next. */
