@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.common.WebSocketSession;
+import org.eclipse.jetty.websocket.core.CoreSession;
+import org.eclipse.jetty.websocket.core.Frame;
+import org.eclipse.jetty.websocket.core.OpCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +39,14 @@ final class HubConnection implements Endpoint.Events {
   final String identityJson;
   final String remote;
   private volatile Session session;
+  // Jetty's core session under it, for writes that may wait for a flush; null if Jetty ever hands
+  // us a session of another kind (then every write is flushed at once, as before).
+  private volatile CoreSession core;
+
+  // The thread handling one of this connection's frames, while it does (only it sets and clears
+  // it, so no other thread can see itself here), and how many frames it has left unflushed.
+  private Thread reading;
+  private int unflushed;
 
   private final ConcurrentHashMap<Long, Broker.Sub> subs = new ConcurrentHashMap<>();
   final Set<String> inboxes = ConcurrentHashMap.newKeySet();
@@ -75,6 +87,7 @@ final class HubConnection implements Endpoint.Events {
   @Override
   public void opened(Session session) {
     this.session = session;
+    this.core = session instanceof WebSocketSession jetty ? jetty.getCoreSession() : null;
     session.setMaxOutgoingFrames(hub.options.maxQueuedFrames);
     session.setIdleTimeout(hub.options.idleTimeout);
     if (!hub.opened(this)) {
@@ -84,13 +97,57 @@ final class HubConnection implements Endpoint.Events {
     send(Frames.of("HELLO 1 " + hub.options.maxMessageBytes + " " + identityJson));
   }
 
+  /**
+   * Handles one frame from the spoke. What this thread writes back to the same spoke meanwhile (the
+   * publish's ACK, and the reply when the hub serves the call inline) is batched by Jetty and
+   * flushed in one write when the frame is done: the raw echo answers a request with one write, and
+   * a call answered here then does too, instead of one per frame. Writes from other threads, and
+   * this thread's writes to other connections, are flushed at once as before (and flush what is
+   * batched before them, in order).
+   */
   @Override
   public void frame(ByteBuffer payload) {
+    reading = Thread.currentThread();
     try {
       handle(Frames.parse(payload));
     } catch (RuntimeException e) {
       LOG.warn("Spoke {}: a frame failed", remote, e);
       cut(1011, "internal error");
+    } finally {
+      reading = null;
+      if (unflushed > 0) {
+        unflushed = 0;
+        flush();
+      }
+    }
+  }
+
+  private void flush() {
+    CoreSession c = core;
+    if (c == null || closed.get()) {
+      return;
+    }
+    try {
+      c.flush(org.eclipse.jetty.util.Callback.from(() -> {}, this::flushFailed));
+    } catch (RuntimeException e) {
+      flushFailed(e);
+    }
+  }
+
+  private void flushFailed(Throwable cause) {
+    if (cause instanceof WritePendingException) {
+      // Its outgoing queue is full: the frames batched before the flush would wait for the next
+      // write, which a spoke that does not read may never get.
+      hub.cut.incrementAndGet();
+      hub.slowWarning.warn(
+          "Spoke {} ({}) cut: its outgoing queue of {} frames is full (it does not read)",
+          remote,
+          identity.subject(),
+          hub.options.maxQueuedFrames);
+      abort();
+    } else if (!closed.get()) {
+      LOG.debug("Spoke {}: a flush failed: {}", remote, cause.toString());
+      abort();
     }
   }
 
@@ -295,9 +352,22 @@ final class HubConnection implements Endpoint.Events {
       lastWriteProgress = System.nanoTime();
     }
     try {
-      s.sendBinary(
-          ByteBuffer.wrap(frame),
-          Callback.from(() -> written(size), cause -> writeFailed(size, cause)));
+      CoreSession c = core;
+      if (c != null) {
+        boolean batch = reading == Thread.currentThread();
+        c.sendFrame(
+            new Frame(OpCode.BINARY).setPayload(ByteBuffer.wrap(frame)),
+            org.eclipse.jetty.util.Callback.from(
+                () -> written(size), cause -> writeFailed(size, cause)),
+            batch);
+        if (batch) {
+          unflushed++;
+        }
+      } else {
+        s.sendBinary(
+            ByteBuffer.wrap(frame),
+            Callback.from(() -> written(size), cause -> writeFailed(size, cause)));
+      }
       return true;
     } catch (WritePendingException e) {
       writeFailed(size, e);
