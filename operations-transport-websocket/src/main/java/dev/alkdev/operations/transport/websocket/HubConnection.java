@@ -99,11 +99,11 @@ final class HubConnection implements Endpoint.Events {
 
   /**
    * Handles one frame from the spoke. What this thread writes back to the same spoke meanwhile (the
-   * publish's ACK, and the reply when the hub serves the call inline) is batched by Jetty and
-   * flushed in one write when the frame is done: the raw echo answers a request with one write, and
-   * a call answered here then does too, instead of one per frame. Writes from other threads, and
-   * this thread's writes to other connections, are flushed at once as before (and flush what is
-   * batched before them, in order).
+   * reply when the hub serves a call inline) is batched by Jetty and written with the frame's
+   * answer (the publish's ACK), in one write: the raw echo answers a request with one write, and a
+   * call answered here then does too, instead of one per frame. Anything still batched when the
+   * frame is done is flushed then. Writes from other threads, and this thread's writes to other
+   * connections, are written at once as before (and write what is batched before them, in order).
    */
   @Override
   public void frame(ByteBuffer payload) {
@@ -206,7 +206,7 @@ final class HubConnection implements Endpoint.Events {
           return;
         }
         // Frames are handled in order: everything this spoke sent before is in effect now.
-        send(Frames.of("SYNCED " + id));
+        answer(Frames.of("SYNCED " + id));
       }
       default -> malformed("an unknown command");
     }
@@ -243,11 +243,11 @@ final class HubConnection implements Endpoint.Events {
     Broker.Sub sub = new Broker.Sub(topic, group, delivery -> deliver(sid, topic, delivery));
     subs.put(sid, sub);
     hub.broker.add(sub);
-    send(Frames.of("SUBOK " + sid));
+    answer(Frames.of("SUBOK " + sid));
   }
 
   private void subError(long sid, ErrorCode code, String message) {
-    send(Frames.of("SUBERR " + sid + " " + code.name() + " " + message));
+    answer(Frames.of("SUBERR " + sid + " " + code.name() + " " + message));
   }
 
   private void onUnsubscribe(long sid) {
@@ -298,12 +298,12 @@ final class HubConnection implements Endpoint.Events {
     if (result.rejected()) {
       nak(pid, ErrorCode.RESOURCE_EXHAUSTED, true, "A subscriber of " + topic + " is full");
     } else {
-      send(Frames.of("ACK " + pid + " " + result.receivers()));
+      answer(Frames.of("ACK " + pid + " " + result.receivers()));
     }
   }
 
   private void nak(long pid, ErrorCode code, boolean retryable, String message) {
-    send(Frames.of("NAK " + pid + " " + code.name() + " " + (retryable ? 1 : 0) + " " + message));
+    answer(Frames.of("NAK " + pid + " " + code.name() + " " + (retryable ? 1 : 0) + " " + message));
   }
 
   // ------------------------------------------------------------------ frames out
@@ -330,6 +330,19 @@ final class HubConnection implements Endpoint.Events {
 
   /** Queues {@code frame}; false when the connection is closed or has just been cut. */
   boolean send(byte[] frame) {
+    return send(frame, false);
+  }
+
+  /**
+   * Queues the answer that ends the handling of a spoke's frame ({@code ACK}, {@code NAK}, {@code
+   * SUBOK}, {@code SUBERR}, {@code SYNCED}): written at once, with whatever this thread batched to
+   * the connection before it (the reply of a call served inline), in one write.
+   */
+  private boolean answer(byte[] frame) {
+    return send(frame, true);
+  }
+
+  private boolean send(byte[] frame, boolean last) {
     Session s = session;
     if (s == null || closed.get()) {
       return false;
@@ -354,7 +367,8 @@ final class HubConnection implements Endpoint.Events {
     try {
       CoreSession c = core;
       if (c != null) {
-        boolean batch = reading == Thread.currentThread();
+        boolean onReader = reading == Thread.currentThread();
+        boolean batch = onReader && !last;
         c.sendFrame(
             new Frame(OpCode.BINARY).setPayload(ByteBuffer.wrap(frame)),
             org.eclipse.jetty.util.Callback.from(
@@ -362,6 +376,8 @@ final class HubConnection implements Endpoint.Events {
             batch);
         if (batch) {
           unflushed++;
+        } else if (onReader) {
+          unflushed = 0; // a frame written at once writes what was batched before it
         }
       } else {
         s.sendBinary(
