@@ -7,8 +7,6 @@
 module dev.alkdev.operations.transport.websocket {
   requires transitive dev.alkdev.operations.core;
   requires org.eclipse.jetty.websocket.api;
-  requires org.eclipse.jetty.websocket.common;
-  requires org.eclipse.jetty.websocket.core.common;
   requires org.eclipse.jetty.websocket.server;
   requires org.eclipse.jetty.websocket.client;
   requires org.eclipse.jetty.server;

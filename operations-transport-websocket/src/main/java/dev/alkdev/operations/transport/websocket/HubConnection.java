@@ -18,10 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
-import org.eclipse.jetty.websocket.common.WebSocketSession;
-import org.eclipse.jetty.websocket.core.CoreSession;
-import org.eclipse.jetty.websocket.core.Frame;
-import org.eclipse.jetty.websocket.core.OpCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,14 +35,6 @@ final class HubConnection implements Endpoint.Events {
   final String identityJson;
   final String remote;
   private volatile Session session;
-  // Jetty's core session under it, for writes that may wait for a flush; null if Jetty ever hands
-  // us a session of another kind (then every write is flushed at once, as before).
-  private volatile CoreSession core;
-
-  // The thread handling one of this connection's frames, while it does (only it sets and clears
-  // it, so no other thread can see itself here), and how many frames it has left unflushed.
-  private Thread reading;
-  private int unflushed;
 
   private final ConcurrentHashMap<Long, Broker.Sub> subs = new ConcurrentHashMap<>();
   final Set<String> inboxes = ConcurrentHashMap.newKeySet();
@@ -87,7 +75,6 @@ final class HubConnection implements Endpoint.Events {
   @Override
   public void opened(Session session) {
     this.session = session;
-    this.core = session instanceof WebSocketSession jetty ? jetty.getCoreSession() : null;
     session.setMaxOutgoingFrames(hub.options.maxQueuedFrames);
     session.setIdleTimeout(hub.options.idleTimeout);
     if (!hub.opened(this)) {
@@ -97,57 +84,13 @@ final class HubConnection implements Endpoint.Events {
     send(Frames.of("HELLO 1 " + hub.options.maxMessageBytes + " " + identityJson));
   }
 
-  /**
-   * Handles one frame from the spoke. What this thread writes back to the same spoke meanwhile (the
-   * reply when the hub serves a call inline) is batched by Jetty and written with the frame's
-   * answer (the publish's ACK), in one write: the raw echo answers a request with one write, and a
-   * call answered here then does too, instead of one per frame. Anything still batched when the
-   * frame is done is flushed then. Writes from other threads, and this thread's writes to other
-   * connections, are written at once as before (and write what is batched before them, in order).
-   */
   @Override
   public void frame(ByteBuffer payload) {
-    reading = Thread.currentThread();
     try {
       handle(Frames.parse(payload));
     } catch (RuntimeException e) {
       LOG.warn("Spoke {}: a frame failed", remote, e);
       cut(1011, "internal error");
-    } finally {
-      reading = null;
-      if (unflushed > 0) {
-        unflushed = 0;
-        flush();
-      }
-    }
-  }
-
-  private void flush() {
-    CoreSession c = core;
-    if (c == null || closed.get()) {
-      return;
-    }
-    try {
-      c.flush(org.eclipse.jetty.util.Callback.from(() -> {}, this::flushFailed));
-    } catch (RuntimeException e) {
-      flushFailed(e);
-    }
-  }
-
-  private void flushFailed(Throwable cause) {
-    if (cause instanceof WritePendingException) {
-      // Its outgoing queue is full: the frames batched before the flush would wait for the next
-      // write, which a spoke that does not read may never get.
-      hub.cut.incrementAndGet();
-      hub.slowWarning.warn(
-          "Spoke {} ({}) cut: its outgoing queue of {} frames is full (it does not read)",
-          remote,
-          identity.subject(),
-          hub.options.maxQueuedFrames);
-      abort();
-    } else if (!closed.get()) {
-      LOG.debug("Spoke {}: a flush failed: {}", remote, cause.toString());
-      abort();
     }
   }
 
@@ -206,7 +149,7 @@ final class HubConnection implements Endpoint.Events {
           return;
         }
         // Frames are handled in order: everything this spoke sent before is in effect now.
-        answer(Frames.of("SYNCED " + id));
+        send(Frames.of("SYNCED " + id));
       }
       default -> malformed("an unknown command");
     }
@@ -243,11 +186,11 @@ final class HubConnection implements Endpoint.Events {
     Broker.Sub sub = new Broker.Sub(topic, group, delivery -> deliver(sid, topic, delivery));
     subs.put(sid, sub);
     hub.broker.add(sub);
-    answer(Frames.of("SUBOK " + sid));
+    send(Frames.of("SUBOK " + sid));
   }
 
   private void subError(long sid, ErrorCode code, String message) {
-    answer(Frames.of("SUBERR " + sid + " " + code.name() + " " + message));
+    send(Frames.of("SUBERR " + sid + " " + code.name() + " " + message));
   }
 
   private void onUnsubscribe(long sid) {
@@ -298,12 +241,12 @@ final class HubConnection implements Endpoint.Events {
     if (result.rejected()) {
       nak(pid, ErrorCode.RESOURCE_EXHAUSTED, true, "A subscriber of " + topic + " is full");
     } else {
-      answer(Frames.of("ACK " + pid + " " + result.receivers()));
+      send(Frames.of("ACK " + pid + " " + result.receivers()));
     }
   }
 
   private void nak(long pid, ErrorCode code, boolean retryable, String message) {
-    answer(Frames.of("NAK " + pid + " " + code.name() + " " + (retryable ? 1 : 0) + " " + message));
+    send(Frames.of("NAK " + pid + " " + code.name() + " " + (retryable ? 1 : 0) + " " + message));
   }
 
   // ------------------------------------------------------------------ frames out
@@ -330,19 +273,6 @@ final class HubConnection implements Endpoint.Events {
 
   /** Queues {@code frame}; false when the connection is closed or has just been cut. */
   boolean send(byte[] frame) {
-    return send(frame, false);
-  }
-
-  /**
-   * Queues the answer that ends the handling of a spoke's frame ({@code ACK}, {@code NAK}, {@code
-   * SUBOK}, {@code SUBERR}, {@code SYNCED}): written at once, with whatever this thread batched to
-   * the connection before it (the reply of a call served inline), in one write.
-   */
-  private boolean answer(byte[] frame) {
-    return send(frame, true);
-  }
-
-  private boolean send(byte[] frame, boolean last) {
     Session s = session;
     if (s == null || closed.get()) {
       return false;
@@ -365,25 +295,9 @@ final class HubConnection implements Endpoint.Events {
       lastWriteProgress = System.nanoTime();
     }
     try {
-      CoreSession c = core;
-      if (c != null) {
-        boolean onReader = reading == Thread.currentThread();
-        boolean batch = onReader && !last;
-        c.sendFrame(
-            new Frame(OpCode.BINARY).setPayload(ByteBuffer.wrap(frame)),
-            org.eclipse.jetty.util.Callback.from(
-                () -> written(size), cause -> writeFailed(size, cause)),
-            batch);
-        if (batch) {
-          unflushed++;
-        } else if (onReader) {
-          unflushed = 0; // a frame written at once writes what was batched before it
-        }
-      } else {
-        s.sendBinary(
-            ByteBuffer.wrap(frame),
-            Callback.from(() -> written(size), cause -> writeFailed(size, cause)));
-      }
+      s.sendBinary(
+          ByteBuffer.wrap(frame),
+          Callback.from(() -> written(size), cause -> writeFailed(size, cause)));
       return true;
     } catch (WritePendingException e) {
       writeFailed(size, e);
