@@ -46,7 +46,12 @@ public final class Peek {
    */
   public static Peek of(byte[] payload, boolean withIdentity) {
     Peek peek = new Peek(true);
-    Set<String> seen = new java.util.HashSet<>(16);
+    // Names seen so far: an event has a dozen at most, so a scan of a small array beats a hash
+    // set (which allocated and resized on every peek, twice per relayed call); past 16 names a
+    // set takes over.
+    String[] seen = new String[16];
+    int seenCount = 0;
+    Set<String> many = null;
     try (JsonParser parser =
         JSON.createParser(ObjectReadContext.empty(), payload, 0, payload.length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -55,8 +60,22 @@ public final class Peek {
       JsonToken token;
       while ((token = parser.nextToken()) == JsonToken.PROPERTY_NAME) {
         String name = parser.currentName();
-        if (!seen.add(name)) {
-          return UNREADABLE;
+        if (many != null) {
+          if (!many.add(name)) {
+            return UNREADABLE;
+          }
+        } else {
+          for (int i = 0; i < seenCount; i++) {
+            if (seen[i].equals(name)) {
+              return UNREADABLE;
+            }
+          }
+          if (seenCount < seen.length) {
+            seen[seenCount++] = name;
+          } else {
+            many = new java.util.HashSet<>(java.util.Arrays.asList(seen));
+            many.add(name);
+          }
         }
         JsonToken value = parser.nextToken();
         switch (name) {
