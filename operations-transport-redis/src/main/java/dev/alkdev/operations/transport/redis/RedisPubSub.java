@@ -110,6 +110,9 @@ public final class RedisPubSub implements PubSub {
   private final CopyOnWriteArrayList<Runnable> disconnectActions = new CopyOnWriteArrayList<>();
   private final Set<RedisSubscription> subscriptions = ConcurrentHashMap.newKeySet();
   private final Set<CompletableFuture<?>> changesInFlight = ConcurrentHashMap.newKeySet();
+  // The going-out of the last publish that waited for subscription changes (publishAfterChanges).
+  private final Object gateLock = new Object();
+  private volatile CompletableFuture<Void> publishGate = CompletableFuture.completedFuture(null);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong disconnects = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
@@ -214,16 +217,54 @@ public final class RedisPubSub implements PubSub {
     }
     // Counted once per publish, though the script may be run again with the topic's groups.
     traffic.published(payload.length);
+    List<String> groups = knownGroups.getOrDefault(topic, List.of());
+    CompletableFuture<Integer> sent;
+    CompletableFuture<Void> gate = publishGate;
+    if (changesInFlight.isEmpty() && gate.isDone()) {
+      sent = publishOnce(current, topic, payload, groups, 1);
+    } else {
+      sent = publishAfterChanges(current, topic, payload, groups);
+    }
     // Completed off the event loop: whoever waits on a publish must never run on it.
-    return publishOnce(current, topic, payload, knownGroups.getOrDefault(topic, List.of()), 1)
-        .handleAsync(
-            (count, failure) -> {
-              if (failure != null) {
-                throw publishFailure(topic, failure);
+    return sent.handleAsync(
+        (count, failure) -> {
+          if (failure != null) {
+            throw publishFailure(topic, failure);
+          }
+          return count;
+        },
+        completions);
+  }
+
+  /**
+   * Subscriptions go out on the subscriber connection and publishes on the command connection, so
+   * Redis may run a publish before a SUBSCRIBE sent earlier: an answer to that publish (a node's
+   * hello to a new catalog's inbox, a call's reply) would reach an inbox Redis does not deliver to
+   * yet, and be lost. So a publish made while subscription changes are in flight waits for them (a
+   * round trip, only right after a subscribe: at steady state none are), and so does every publish
+   * after it until it has gone out, which keeps one publisher's messages in order. NATS keeps this
+   * order with one connection; the WebSocket spoke by confirming each subscribe.
+   */
+  private CompletableFuture<Integer> publishAfterChanges(
+      Commands current, String topic, byte[] payload, List<String> groups) {
+    CompletableFuture<Void> dispatched = new CompletableFuture<>();
+    CompletableFuture<?> before;
+    synchronized (gateLock) {
+      List<CompletableFuture<?>> waits = new ArrayList<>(changesInFlight);
+      waits.add(publishGate);
+      before = CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+      publishGate = dispatched;
+    }
+    return before
+        .handle((ok, failed) -> null) // a failed change: its connection's successor redoes it
+        .thenCompose(
+            ignored -> {
+              try {
+                return publishOnce(current, topic, payload, groups, 1);
+              } finally {
+                dispatched.complete(null); // sent (or failed): later publishes may go
               }
-              return count;
-            },
-            completions);
+            });
   }
 
   /** Publish attempts when the topic's queue groups keep changing under the publisher. */

@@ -193,4 +193,42 @@ class RedisHardeningTest {
       }
     }
   }
+
+  /**
+   * A subscription goes out on the subscriber connection and a publish on the command connection:
+   * without ordering, Redis could run a request published right after subscribing to its reply
+   * inbox before the SUBSCRIBE, and the answer was lost (a remote catalog's first query found no
+   * node now and then). Every answer here must arrive, with no flush between subscribe and publish.
+   */
+  @Test
+  void anAnswerToAPublishMadeRightAfterSubscribingToItsInboxIsNeverLost() throws Exception {
+    int rounds = 300;
+    try (RedisPubSub responder = RedisPubSub.connect(options().build());
+        RedisPubSub asker = RedisPubSub.connect(options().build())) {
+      try (var served =
+          responder.subscribe(
+              "order.ask",
+              SubscribeOptions.defaults(),
+              message -> responder.publish(new String(message.payload(), UTF_8), new byte[] {1}))) {
+        responder.flush(Duration.ofSeconds(5));
+        AtomicInteger answered = new AtomicInteger();
+        for (int i = 0; i < rounds; i++) {
+          String inbox = "order.inbox." + i;
+          CountDownLatch got = new CountDownLatch(1);
+          try (var listening =
+              asker.subscribe(
+                  inbox,
+                  SubscribeOptions.defaults(),
+                  message -> {
+                    answered.incrementAndGet();
+                    got.countDown();
+                  })) {
+            asker.publish("order.ask", inbox.getBytes(UTF_8)).get(5, TimeUnit.SECONDS);
+            got.await(2, TimeUnit.SECONDS);
+          }
+        }
+        assertThat(answered.get()).as("answers received of " + rounds).isEqualTo(rounds);
+      }
+    }
+  }
 }
