@@ -2,15 +2,12 @@ package dev.alkdev.operations.internal;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -52,15 +49,11 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
           HandlerExecutors.daemonThreads("operations-reply"));
 
   /**
-   * Futures delivered while nobody waited and nothing depended on them: they only need completing
-   * (for a dependent registered later, or an {@code allOf} that pushes one), which one pool task
-   * does for a whole burst instead of a hand-off each (64 replies in flight would otherwise wake 64
-   * threads).
+   * Where delivered outcomes nobody waits for are completed: one pool thread runs a burst of them,
+   * and another takes over from one whose dependent blocks (D82, {@link SettleLane}).
    */
-  private static final ConcurrentLinkedQueue<ReplyFuture<?>> UNSETTLED =
-      new ConcurrentLinkedQueue<>();
-
-  private static final AtomicBoolean DRAINING = new AtomicBoolean();
+  private static final SettleLane<ReplyFuture<?>> LANE =
+      new SettleLane<>(COMPLETIONS, ReplyFuture::settle);
 
   private static final Object NULL = new Object();
 
@@ -109,48 +102,10 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
     }
     if (settleHere) {
       settle();
-    } else if (getNumberOfDependents() > 0) {
-      settleOnPool(); // someone's code runs when it completes: a thread of its own
     } else {
-      UNSETTLED.add(this);
-      if (DRAINING.compareAndSet(false, true)) {
-        execute(ReplyFuture::drainUnsettled);
-      }
+      LANE.submit(this); // completed, and its dependents run, on a pool thread
     }
     return true;
-  }
-
-  private void settleOnPool() {
-    execute(this::settle);
-  }
-
-  private static void execute(Runnable task) {
-    try {
-      COMPLETIONS.execute(task);
-    } catch (RejectedExecutionException e) {
-      task.run(); // cannot happen with an unbounded pool; rather here than never
-    }
-  }
-
-  /**
-   * Completes the futures of {@link #UNSETTLED}. One that gained a dependent since its delivery
-   * gets a thread of its own, so a dependent that blocks delays no other future of the burst.
-   */
-  private static void drainUnsettled() {
-    while (true) {
-      ReplyFuture<?> future;
-      while ((future = UNSETTLED.poll()) != null) {
-        if (future.getNumberOfDependents() > 0) {
-          future.settleOnPool();
-        } else {
-          future.settle();
-        }
-      }
-      DRAINING.set(false);
-      if (UNSETTLED.isEmpty() || !DRAINING.compareAndSet(false, true)) {
-        return;
-      }
-    }
   }
 
   /**

@@ -73,6 +73,70 @@ class ReplyFutureTest {
     }
   }
 
+  /**
+   * D82: replies nobody waits for complete a burst at a time on one pool thread, and a dependent
+   * that blocks holds up only its own reply: the dependents of replies delivered after it run
+   * within a watch or two, on another thread.
+   */
+  @Test
+  void aBlockingDependentDelaysTheRepliesBehindItOnlyBriefly() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch blocked = new CountDownLatch(1);
+    ReplyFuture<String> stuck = published();
+    stuck.thenRun(
+        () -> {
+          blocked.countDown();
+          await(release);
+        });
+    int behind = 50;
+    List<ReplyFuture<String>> later = new ArrayList<>();
+    CountDownLatch ran = new CountDownLatch(behind);
+    for (int i = 0; i < behind; i++) {
+      ReplyFuture<String> f = published();
+      f.thenRun(ran::countDown);
+      later.add(f);
+    }
+    try {
+      Thread deliverer =
+          new Thread(
+              () -> {
+                stuck.deliver("stuck");
+                later.forEach(f -> f.deliver("later"));
+              });
+      deliverer.start();
+      assertThat(blocked.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
+      long started = System.nanoTime();
+      assertThat(ran.await(WAIT_MS, TimeUnit.MILLISECONDS))
+          .as("every later reply's dependent ran while the first one's blocks")
+          .isTrue();
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+          .as("about a watch (%d ms), far from the blocking dependent's release", 1)
+          .isLessThan(1_000);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aBurstOfRepliesWithDependentsCompletesOnFewThreads() throws Exception {
+    int burst = 64;
+    List<ReplyFuture<String>> futures = new ArrayList<>();
+    java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    for (int i = 0; i < burst; i++) {
+      ReplyFuture<String> f = published();
+      f.thenRun(() -> threads.add(Thread.currentThread()));
+      futures.add(f);
+    }
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new));
+    Thread deliverer = new Thread(() -> futures.forEach(f -> f.deliver("x")));
+    deliverer.start();
+    all.get(WAIT_MS, TimeUnit.MILLISECONDS);
+    assertThat(threads).doesNotContain(deliverer);
+    // One lane worker, perhaps a second started by a watch on a slow machine: never one each.
+    assertThat(threads.size()).isLessThan(8);
+  }
+
   @Test
   void aWaiterIsWokenAndCompletesTheFutureOnItsOwnThread() throws Exception {
     ReplyFuture<String> future = published();
