@@ -16,9 +16,10 @@ import java.util.function.Supplier;
  * code there (D73). {@link #deliver} only records the outcome and wakes the threads waiting in
  * {@link #get()} or {@link #join()}; the future itself completes, and runs its dependents ({@code
  * thenApply}, {@code whenComplete}, {@code allOf} ...), on one of those threads when one waits,
- * else on a pool thread. So a dependent that blocks holds up its own thread, never the replies of
- * other calls, and a caller blocked in {@code join()} costs one wake-up, as with the transport's
- * raw request/reply.
+ * else on a pool thread, one for a burst of replies ({@link SettleLane}, D82). So a dependent that
+ * blocks holds up its own thread, and the replies queued behind it for about a millisecond, once,
+ * until another thread takes them over; a caller blocked in {@code join()} costs one wake-up, as
+ * with the transport's raw request/reply.
  *
  * <p>Why not override the dependent methods ({@code thenApply} ...) to register their async
  * variants instead: {@code allOf}, {@code anyOf} and other futures' combinators push their
