@@ -88,6 +88,9 @@ class WebSocketClaimsTest {
                           .asString()));
       CompletableFuture<?> call = hubCalls.call("slow.answer", null);
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      // The listener and the serving spoke get the request on different threads.
+      WebSocketHubTest.Waits.eventually(
+          "the listener saw the request", () -> requestId.get() != null);
       CallError refused =
           failure(
               mallory.publish(
