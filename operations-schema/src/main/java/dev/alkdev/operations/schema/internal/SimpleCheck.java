@@ -1,7 +1,11 @@
 package dev.alkdev.operations.schema.internal;
 
+import static dev.alkdev.operations.schema.internal.cast.JsonTypes.ANY;
+import static dev.alkdev.operations.schema.internal.cast.JsonTypes.ARRAY;
+import static dev.alkdev.operations.schema.internal.cast.JsonTypes.OBJECT;
+
 import dev.alkdev.operations.schema.SchemaLimits;
-import java.math.BigDecimal;
+import dev.alkdev.operations.schema.internal.cast.JsonTypes;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -30,14 +34,6 @@ import tools.jackson.databind.JsonNode;
  * check is handed to networknt, which then counts its steps as before.
  */
 final class SimpleCheck {
-  private static final int NULL = 1;
-  private static final int BOOLEAN = 1 << 1;
-  private static final int OBJECT = 1 << 2;
-  private static final int ARRAY = 1 << 3;
-  private static final int NUMBER = 1 << 4;
-  private static final int STRING = 1 << 5;
-  private static final int INTEGER = 1 << 6;
-  private static final int ANY = NULL | BOOLEAN | OBJECT | ARRAY | NUMBER | STRING | INTEGER;
 
   /**
    * Keywords that never decide validity in the dialects this check serves: annotations, and {@code
@@ -100,7 +96,7 @@ final class SimpleCheck {
     if ((steps[0] -= node.keywords) < 0) {
       return false;
     }
-    int type = typeOf(value);
+    int type = JsonTypes.of(value);
     if ((node.types & type) == 0) {
       return false;
     }
@@ -134,39 +130,6 @@ final class SimpleCheck {
       }
     }
     return true;
-  }
-
-  /** The type bit of a value; 0 (matching no schema type) for what this check will not judge. */
-  private static int typeOf(JsonNode value) {
-    switch (value.getNodeType()) {
-      case NULL:
-        return NULL;
-      case BOOLEAN:
-        return BOOLEAN;
-      case OBJECT:
-        return OBJECT;
-      case ARRAY:
-        return ARRAY;
-      case STRING:
-        return STRING;
-      case NUMBER:
-        if (value.isIntegralNumber()) {
-          return INTEGER;
-        }
-        if (value.isBigDecimal()) {
-          BigDecimal decimal = value.decimalValue();
-          return decimal.signum() == 0 || decimal.stripTrailingZeros().scale() <= 0
-              ? INTEGER
-              : NUMBER;
-        }
-        double d = value.doubleValue();
-        if (Double.isNaN(d) || Double.isInfinite(d)) {
-          return 0;
-        }
-        return d == Math.rint(d) ? INTEGER : NUMBER;
-      default:
-        return 0;
-    }
   }
 
   /**
@@ -289,41 +252,20 @@ final class SimpleCheck {
 
   private static int types(JsonNode type) {
     if (type.isString()) {
-      return typeBits(type.stringValue());
+      return JsonTypes.ofName(type.stringValue());
     }
     if (!type.isArray() || type.isEmpty()) {
       return 0;
     }
     int bits = 0;
     for (JsonNode name : type) {
-      int one = name.isString() ? typeBits(name.stringValue()) : 0;
+      int one = name.isString() ? JsonTypes.ofName(name.stringValue()) : 0;
       if (one == 0) {
         return 0;
       }
       bits |= one;
     }
     return bits;
-  }
-
-  private static int typeBits(String name) {
-    switch (name) {
-      case "null":
-        return NULL;
-      case "boolean":
-        return BOOLEAN;
-      case "object":
-        return OBJECT;
-      case "array":
-        return ARRAY;
-      case "number":
-        return NUMBER | INTEGER;
-      case "string":
-        return STRING;
-      case "integer":
-        return INTEGER;
-      default:
-        return 0;
-    }
   }
 
   private static boolean addMembers(Node node, JsonNode members) {

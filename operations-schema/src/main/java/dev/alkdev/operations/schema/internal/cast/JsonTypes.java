@@ -11,16 +11,19 @@ import tools.jackson.databind.JsonNode;
  * number is a {@link #NUMBER}. The schema type {@code "number"} therefore allows both bits, and
  * {@code "integer"} only the first, which is exactly JSON Schema's rule that {@code 1.0} is an
  * integer.
+ *
+ * <p>Public for the schema engine's other internal package ({@code SimpleCheck}); the package is
+ * not exported.
  */
-final class JsonTypes {
-  static final int NULL = 1;
-  static final int BOOLEAN = 1 << 1;
-  static final int OBJECT = 1 << 2;
-  static final int ARRAY = 1 << 3;
-  static final int NUMBER = 1 << 4;
-  static final int STRING = 1 << 5;
-  static final int INTEGER = 1 << 6;
-  static final int ANY = NULL | BOOLEAN | OBJECT | ARRAY | NUMBER | STRING | INTEGER;
+public final class JsonTypes {
+  public static final int NULL = 1;
+  public static final int BOOLEAN = 1 << 1;
+  public static final int OBJECT = 1 << 2;
+  public static final int ARRAY = 1 << 3;
+  public static final int NUMBER = 1 << 4;
+  public static final int STRING = 1 << 5;
+  public static final int INTEGER = 1 << 6;
+  public static final int ANY = NULL | BOOLEAN | OBJECT | ARRAY | NUMBER | STRING | INTEGER;
 
   /**
    * The order in which a primitive of the wrong type is tried against the allowed types: the
@@ -31,7 +34,7 @@ final class JsonTypes {
   private JsonTypes() {}
 
   /** The bits a schema {@code type} name allows; 0 for a name that is not a JSON Schema type. */
-  static int ofName(String name) {
+  public static int ofName(String name) {
     switch (name) {
       case "null":
         return NULL;
@@ -56,7 +59,7 @@ final class JsonTypes {
    * The type bit of a value, or 0 for what JSON has no type for (a missing node, a POJO node, a
    * non-finite double): such values are never cast.
    */
-  static int of(JsonNode value) {
+  public static int of(JsonNode value) {
     switch (value.getNodeType()) {
       case NULL:
         return NULL;
