@@ -101,31 +101,22 @@ public final class SchemaCompiler {
           "A schema must be a JSON object or a boolean, was " + document.getNodeType());
     }
     SchemaLimits limits = options.limits();
-    if (Json.depthUpTo(document, limits.maxNestingDepth()) < 0) {
-      throw new SchemaException(
-          "Schema document is nested deeper than "
-              + limits.maxNestingDepth()
-              + " levels (SchemaLimits.maxNestingDepth)");
-    }
+    checkDepth(document, limits);
     JsonNode copy = document.deepCopy();
-    com.networknt.schema.Schema compiled;
-    try {
-      // Before networknt reads the document: it accepts much that is malformed, or fails on it
-      // with messages about its internals.
-      MetaSchemaCheck.check(copy, dialectOf(copy, options), limits);
-      SchemaRegistry registry = registryFor(options);
-      compiled = registry.getSchema(SchemaLocation.of(ANONYMOUS_BASE), copy);
-      // Resolve every $ref now, so a broken or forbidden reference fails here and not mid-call.
-      compiled.initializeValidators();
-    } catch (SchemaException e) {
-      throw e;
-    } catch (StackOverflowError e) {
-      throw new SchemaException("Schema is too deeply recursive to compile", null);
-    } catch (RuntimeException e) {
-      // networknt reports a bad document with assorted exceptions (its own, IllegalArgument,
-      // IllegalState, Jackson's); whichever it is, the document is at fault.
-      throw new SchemaException("Invalid schema: " + reason(e), e);
-    }
+    com.networknt.schema.Schema compiled =
+        asSchemaError(
+            () -> {
+              // Before networknt reads the document: it accepts much that is malformed, or fails
+              // on it with messages about its internals.
+              MetaSchemaCheck.check(copy, dialectOf(copy, options), limits);
+              SchemaRegistry registry = registryFor(options);
+              com.networknt.schema.Schema schema =
+                  registry.getSchema(SchemaLocation.of(ANONYMOUS_BASE), copy);
+              // Resolve every $ref now, so a broken or forbidden reference fails here, not
+              // mid-call.
+              schema.initializeValidators();
+              return schema;
+            });
     return new CompiledSchema(
         copy,
         compiled,
@@ -133,6 +124,32 @@ public final class SchemaCompiler {
         options.formatAssertions(),
         castView(copy, options),
         simpleCheck ? SimpleCheck.compile(copy, dialectOf(copy, options), limits) : null);
+  }
+
+  private static void checkDepth(JsonNode document, SchemaLimits limits) {
+    if (Json.depthUpTo(document, limits.maxNestingDepth()) < 0) {
+      throw new SchemaException(
+          "Schema document is nested deeper than "
+              + limits.maxNestingDepth()
+              + " levels (SchemaLimits.maxNestingDepth)");
+    }
+  }
+
+  /**
+   * Runs networknt's part of a compile. networknt reports a bad document with assorted exceptions
+   * (its own, IllegalArgument, IllegalState, Jackson's); whichever it is, the document is at fault,
+   * and a SchemaException says so.
+   */
+  private static <T> T asSchemaError(java.util.function.Supplier<T> work) {
+    try {
+      return work.get();
+    } catch (SchemaException e) {
+      throw e;
+    } catch (StackOverflowError e) {
+      throw new SchemaException("Schema is too deeply recursive to compile", null);
+    } catch (RuntimeException e) {
+      throw new SchemaException("Invalid schema: " + reason(e), e);
+    }
   }
 
   /**
@@ -166,25 +183,15 @@ public final class SchemaCompiler {
         throw new SchemaException("A shared schema document must be a JSON object");
       }
       SchemaLimits limits = options.limits();
-      if (Json.depthUpTo(document, limits.maxNestingDepth()) < 0) {
-        throw new SchemaException(
-            "Schema document is nested deeper than "
-                + limits.maxNestingDepth()
-                + " levels (SchemaLimits.maxNestingDepth)");
-      }
-      try {
-        MetaSchemaCheck.check(document, dialectOf(document, options), limits);
-        return new SharedDocument(
-            document,
-            options,
-            registryFor(options).getSchema(SchemaLocation.of(ANONYMOUS_BASE), document));
-      } catch (SchemaException e) {
-        throw e;
-      } catch (StackOverflowError e) {
-        throw new SchemaException("Schema is too deeply recursive to compile", null);
-      } catch (RuntimeException e) {
-        throw new SchemaException("Invalid schema: " + reason(e), e);
-      }
+      checkDepth(document, limits);
+      return asSchemaError(
+          () -> {
+            MetaSchemaCheck.check(document, dialectOf(document, options), limits);
+            return new SharedDocument(
+                document,
+                options,
+                registryFor(options).getSchema(SchemaLocation.of(ANONYMOUS_BASE), document));
+          });
     }
 
     /** The document loaded (shared, not a copy). */
@@ -204,18 +211,15 @@ public final class SchemaCompiler {
       if (!node.isObject() && !node.isBoolean()) {
         throw new SchemaException("No schema at #/$defs/" + name);
       }
-      com.networknt.schema.Schema compiled;
-      try {
-        compiled =
-            root.getSubSchema(new NodePath(PathType.JSON_POINTER).append("$defs").append(name));
-        compiled.initializeValidators();
-      } catch (SchemaException e) {
-        throw e;
-      } catch (StackOverflowError e) {
-        throw new SchemaException("Schema is too deeply recursive to compile", null);
-      } catch (RuntimeException e) {
-        throw new SchemaException("Invalid schema: " + reason(e), e);
-      }
+      com.networknt.schema.Schema compiled =
+          asSchemaError(
+              () -> {
+                com.networknt.schema.Schema schema =
+                    root.getSubSchema(
+                        new NodePath(PathType.JSON_POINTER).append("$defs").append(name));
+                schema.initializeValidators();
+                return schema;
+              });
       return new CompiledSchema(
           node,
           compiled,
