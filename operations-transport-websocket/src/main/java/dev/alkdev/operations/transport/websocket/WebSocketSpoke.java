@@ -94,10 +94,12 @@ public final class WebSocketSpoke implements PubSub {
   private volatile Identity identity = Identity.anonymous();
   private volatile int maxMessageBytes;
   private volatile String lastGoodbye = "";
+  private final long silenceLimitNanos; // see Liveness
   private final ScheduledFuture<?> pinger;
 
   private WebSocketSpoke(SpokeOptions options) {
     this.options = options;
+    this.silenceLimitNanos = Liveness.limitNanos(options.idleTimeout, options.pingInterval);
     this.maxMessageBytes = Math.min(options.maxMessageBytes, CallEvents.DEFAULT_MAX_MESSAGE_BYTES);
     this.deliveries =
         new ForkJoinPool(
@@ -747,11 +749,12 @@ public final class WebSocketSpoke implements PubSub {
       if (s == null || !s.isOpen() || lost.get()) {
         return;
       }
-      long limit = Liveness.limitNanos(options.idleTimeout, options.pingInterval);
-      if (liveness.silent(System.nanoTime(), limit)) {
+      if (liveness.silent(System.nanoTime(), silenceLimitNanos)) {
         s.disconnect();
         connectionLost(
-            "nothing heard from the hub for " + TimeUnit.NANOSECONDS.toMillis(limit) + " ms");
+            "nothing heard from the hub for "
+                + TimeUnit.NANOSECONDS.toMillis(silenceLimitNanos)
+                + " ms");
         return;
       }
       s.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
