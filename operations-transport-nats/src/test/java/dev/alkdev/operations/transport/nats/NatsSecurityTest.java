@@ -69,12 +69,7 @@ class NatsSecurityTest {
         roundTrip(client);
       }
 
-      NatsOptions wrong =
-          NatsOptions.builder(server.url())
-              .nkeySeed(stranger.getSeed())
-              .maxReconnects(0)
-              .connectTimeout(Duration.ofSeconds(2))
-              .build();
+      NatsOptions wrong = oneTry(server.url()).nkeySeed(stranger.getSeed()).build();
       assertThatThrownBy(() -> NatsPubSub.connect(wrong))
           .isInstanceOf(CallError.class)
           .hasMessageNotContaining(new String(stranger.getSeed()));
@@ -119,8 +114,7 @@ class NatsSecurityTest {
       }
 
       // The JDK's default trust store does not know a self-signed certificate.
-      NatsOptions untrusted =
-          NatsOptions.builder(url).maxReconnects(0).connectTimeout(Duration.ofSeconds(2)).build();
+      NatsOptions untrusted = oneTry(url).build();
       assertThatThrownBy(() -> NatsPubSub.connect(untrusted)).isInstanceOf(CallError.class);
     }
   }
@@ -171,12 +165,7 @@ class NatsSecurityTest {
       NKey stranger = NKey.createUser(null);
       Path strangerCreds = dir.resolve("stranger.creds");
       Files.writeString(strangerCreds, credentials(userJwt(strangerAccount, stranger), stranger));
-      NatsOptions wrong =
-          NatsOptions.builder(server.url())
-              .credentialsFile(strangerCreds)
-              .maxReconnects(0)
-              .connectTimeout(Duration.ofSeconds(2))
-              .build();
+      NatsOptions wrong = oneTry(server.url()).credentialsFile(strangerCreds).build();
       assertThatThrownBy(() -> NatsPubSub.connect(wrong))
           .isInstanceOf(CallError.class)
           .hasMessageNotContaining(new String(stranger.getSeed()));
@@ -184,12 +173,7 @@ class NatsSecurityTest {
       // A seed that does not match the JWT's subject: the server's nonce check fails.
       Path mismatched = dir.resolve("mismatched.creds");
       Files.writeString(mismatched, credentials(userJwt(account, user), NKey.createUser(null)));
-      NatsOptions mismatch =
-          NatsOptions.builder(server.url())
-              .credentialsFile(mismatched)
-              .maxReconnects(0)
-              .connectTimeout(Duration.ofSeconds(2))
-              .build();
+      NatsOptions mismatch = oneTry(server.url()).credentialsFile(mismatched).build();
       assertThatThrownBy(() -> NatsPubSub.connect(mismatch)).isInstanceOf(CallError.class);
     }
   }
@@ -197,15 +181,15 @@ class NatsSecurityTest {
   @Test
   void aMissingCredentialsFileIsNamedInTheError() {
     Path missing = dir.resolve("absent.creds");
-    NatsOptions options =
-        NatsOptions.builder("nats://127.0.0.1:" + 1)
-            .credentialsFile(missing)
-            .maxReconnects(0)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
+    NatsOptions options = oneTry("nats://127.0.0.1:" + 1).credentialsFile(missing).build();
     assertThatThrownBy(() -> NatsPubSub.connect(options))
         .isInstanceOf(CallError.class)
         .hasMessageContaining("The credentials file " + missing + " does not exist");
+  }
+
+  /** Options that try once and give up quickly: a refused connection fails the test fast. */
+  private static NatsOptions.Builder oneTry(String url) {
+    return NatsOptions.builder(url).maxReconnects(0).connectTimeout(Duration.ofSeconds(2));
   }
 
   private static String userJwt(NKey account, NKey user) throws Exception {
