@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SerialMailbox;
@@ -67,9 +68,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Topics are Redis channels unchanged. Topics starting with {@code _ops.} are refused (the
  *       transport's own channels).
  *   <li>Redis has no queue groups: every subscriber of a channel gets every message. A queue-group
- *       subscription listens on a private channel registered in the server, and every publish runs
- *       one script that publishes to the topic and to one live member of each group, so a message
- *       reaches exactly one member of a group (docs/redis.md, decisions D28 and D29).
+ *       subscription listens on a private channel registered in the server, and a publish runs one
+ *       script that publishes to the topic and to one live member of each group, so a message
+ *       reaches exactly one member of a group (docs/redis.md, decisions D28 and D29). Callers'
+ *       inboxes and serving nodes' own topics ({@code ops.inbox.*}, {@code ops.node.*}) can have no
+ *       groups by the call protocol's rules: they are published with a plain PUBLISH, and a
+ *       queue-group subscription to them is refused (D83).
  *   <li>{@link #publish} completes with the receivers Redis counted: subscribed connections, plus
  *       one per group reached. 0 means nobody listens, and a call to an operation nobody serves
  *       fails with NO_RESPONDERS within a round trip.
@@ -273,10 +277,14 @@ public final class RedisPubSub implements PubSub {
   /**
    * Runs the publish script with the members lists of {@code groups} in KEYS; when the server knows
    * other groups for the topic the script did nothing and names them, so this learns them and runs
-   * it again (D67).
+   * it again (D67). A topic that cannot have groups goes out as a plain PUBLISH (D83): its answer
+   * is what the script's first branch would have returned.
    */
   private CompletableFuture<Integer> publishOnce(
       Commands current, String topic, byte[] payload, List<String> groups, int attempt) {
+    if (withoutGroups(topic)) {
+      return current.publish(topic.getBytes(UTF_8), payload).thenApply(Long::intValue);
+    }
     byte[][] keys = new byte[groups.size() + 1][];
     byte[][] args = new byte[groups.size() + 2][];
     keys[0] = Groups.groupsKey(topic).getBytes(UTF_8);
@@ -346,6 +354,20 @@ public final class RedisPubSub implements PubSub {
             g -> {
               if (g.isEmpty()) {
                 throw new IllegalArgumentException("A queue group name may not be empty");
+              }
+              if (withoutGroups(topic)) {
+                throw new IllegalArgumentException(
+                    "Topic \""
+                        + topic
+                        + "\": refused a subscription in queue group \""
+                        + g
+                        + "\": callers' inboxes ("
+                        + ProtocolTopics.INBOX_PREFIX
+                        + "*) and serving nodes' own topics ("
+                        + ProtocolTopics.NODE_PREFIX
+                        + "*) have one plain subscriber by the call protocol's rules, and the"
+                        + " Redis transport publishes to them without its queue-group script,"
+                        + " so a group member there would never receive (D83)");
               }
             });
     RedisSubscription subscription = new RedisSubscription(topic, options, handler);
@@ -945,6 +967,19 @@ public final class RedisPubSub implements PubSub {
     return CallError.of(ErrorCode.UNAVAILABLE, "The Redis transport is closed");
   }
 
+  /**
+   * Whether {@code topic} is one the call protocol never gives queue groups: a caller's inbox (only
+   * the caller subscribes) or a serving node's own topic (only that node subscribes). These carry
+   * every reply and every discovery-routed request, so they skip the publish script: a plain
+   * PUBLISH takes the server about 0.2 us against 2.5 or more for the script (D83). Decided by
+   * prefix, so the rule holds for names {@link ProtocolTopics#isInbox} would not accept as well:
+   * one rule, one test of it.
+   */
+  private static boolean withoutGroups(String topic) {
+    return topic.startsWith(ProtocolTopics.INBOX_PREFIX)
+        || topic.startsWith(ProtocolTopics.NODE_PREFIX);
+  }
+
   /** Why {@code topic} cannot be a channel here, if it cannot. */
   private static Optional<String> topicProblem(String topic) {
     if (topic.isEmpty()) {
@@ -1020,6 +1055,11 @@ public final class RedisPubSub implements PubSub {
     /** True the first time only. */
     boolean markDown() {
       return down.compareAndSet(false, true);
+    }
+
+    /** PUBLISH: its answer is the number of connections subscribed to {@code channel}. */
+    CompletableFuture<Long> publish(byte[] channel, byte[] payload) {
+      return connection.async().publish(channel, payload).toCompletableFuture();
     }
 
     /** EVALSHA, and EVAL when the server lost the script (SCRIPT FLUSH). */

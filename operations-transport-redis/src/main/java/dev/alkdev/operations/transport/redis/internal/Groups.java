@@ -36,10 +36,11 @@ public final class Groups {
    * turn (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH
    * returned 0: its connection is gone) is removed and the next one tried. Returns {@code {count}}:
    * the plain subscribers plus the groups reached. Atomic: two publishers can never pick two
-   * members for one message. A topic without groups (a reply to a caller's inbox, a request to a
-   * node's own channel) takes the first branch, SCARD and PUBLISH: the server's time for the script
-   * is mostly its own steps, not its commands, and skipping the groups' tables and loop took it
-   * from 3.1 to 2.5 us per publish (a plain PUBLISH is 0.2 us; docs/benchmarks.md, Redis).
+   * members for one message. A topic without groups takes the first branch, SCARD and PUBLISH: the
+   * server's time for the script is mostly its own steps, not its commands, and skipping the
+   * groups' tables and loop took it from 3.1 to 2.5 us per publish (a plain PUBLISH is 0.2 us;
+   * docs/benchmarks.md, Redis). Callers' inboxes and nodes' own topics, which can have no groups,
+   * do not run the script at all: the publisher sends a plain PUBLISH (D83).
    */
   public static final String PUBLISH =
       """
