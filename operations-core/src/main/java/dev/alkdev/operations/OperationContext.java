@@ -31,7 +31,7 @@ public final class OperationContext {
   private final Cancellation cancellation;
   private final Function<OperationContext, OperationEnv> envBinder;
   private final CallMetadata metadata;
-  private final Attributes attributes;
+  private final Object[] attributes; // see Attributes; never written to
   private OperationEnv env;
 
   private OperationContext(Builder b) {
@@ -115,7 +115,7 @@ public final class OperationContext {
   public <T> Optional<T> attribute(ContextKey<T> key) {
     Objects.requireNonNull(key, "key");
     @SuppressWarnings("unchecked") // attribute() and withAttribute() pair a key with its type
-    T value = (T) attributes.get(key);
+    T value = (T) Attributes.get(attributes, key);
     return Optional.ofNullable(value);
   }
 
@@ -227,7 +227,7 @@ public final class OperationContext {
     private Cancellation cancellation;
     private Function<OperationContext, OperationEnv> envBinder;
     private CallMetadata metadata = CallMetadata.empty();
-    private Attributes attributes = Attributes.NONE;
+    private Object[] attributes = Attributes.NONE;
 
     private Builder() {}
 
@@ -289,12 +289,7 @@ public final class OperationContext {
     public <T> Builder attribute(ContextKey<T> key, T value) {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(value, () -> "the value of " + key);
-      this.attributes = attributes.with(key, value);
-      return this;
-    }
-
-    private Builder attributes(Attributes attributes) {
-      this.attributes = attributes;
+      this.attributes = Attributes.with(attributes, key, value);
       return this;
     }
 
@@ -304,20 +299,17 @@ public final class OperationContext {
   }
 
   /**
-   * A context's attributes: an immutable list of key/value pairs, copied on write. Contexts carry
-   * few attributes and most none, so a shared empty instance and a linear scan beat a map.
+   * A context's attributes: an immutable array of key/value pairs (keys at even indexes, each
+   * followed by its value), copied on write. Contexts carry few attributes and most none, so a
+   * shared empty array and a linear scan beat a map; the bare array, not an object around it,
+   * because an interceptor that sets one attribute does so on every call (D84).
    */
   private static final class Attributes {
-    static final Attributes NONE = new Attributes(new Object[0]);
+    static final Object[] NONE = new Object[0];
 
-    /** Keys at even indexes, each followed by its value. */
-    private final Object[] pairs;
+    private Attributes() {}
 
-    private Attributes(Object[] pairs) {
-      this.pairs = pairs;
-    }
-
-    Object get(ContextKey<?> key) {
+    static Object get(Object[] pairs, ContextKey<?> key) {
       for (int i = 0; i < pairs.length; i += 2) {
         if (pairs[i] == key) {
           return pairs[i + 1];
@@ -326,18 +318,18 @@ public final class OperationContext {
       return null;
     }
 
-    Attributes with(ContextKey<?> key, Object value) {
+    static Object[] with(Object[] pairs, ContextKey<?> key, Object value) {
       for (int i = 0; i < pairs.length; i += 2) {
         if (pairs[i] == key) {
           Object[] copy = pairs.clone();
           copy[i + 1] = value;
-          return new Attributes(copy);
+          return copy;
         }
       }
       Object[] copy = java.util.Arrays.copyOf(pairs, pairs.length + 2);
       copy[pairs.length] = key;
       copy[pairs.length + 1] = value;
-      return new Attributes(copy);
+      return copy;
     }
   }
 

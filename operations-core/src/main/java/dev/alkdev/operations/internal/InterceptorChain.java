@@ -96,97 +96,125 @@ public final class InterceptorChain {
       boolean stream,
       Terminal terminal,
       CallObserver end) {
-    new Call(operationId, spec, origin, stream, terminal).step(0, context, end);
+    step(new Call(operationId, spec, origin, stream, terminal), 0, context, end);
   }
 
-  /** One call going through the chain. */
-  private final class Call {
-    final String operationId;
-    final Optional<OperationSpec> spec;
-    final OperationInterceptor.Origin origin;
-    final boolean stream;
-    final Terminal terminal;
+  /** What every step of one call shares. A record: it only holds the call's facts. */
+  private record Call(
+      String operationId,
+      Optional<OperationSpec> spec,
+      OperationInterceptor.Origin origin,
+      boolean stream,
+      Terminal terminal) {}
 
-    Call(
-        String operationId,
-        Optional<OperationSpec> spec,
-        OperationInterceptor.Origin origin,
-        boolean stream,
-        Terminal terminal) {
-      this.operationId = operationId;
-      this.spec = spec;
-      this.origin = origin;
-      this.stream = stream;
-      this.terminal = terminal;
+  private void step(Call call, int index, OperationContext context, CallObserver observer) {
+    if (index == interceptors.length) {
+      call.terminal().start(context, observer);
+      return;
     }
-
-    void step(int index, OperationContext context, CallObserver observer) {
-      if (index == interceptors.length) {
-        terminal.start(context, observer);
-        return;
-      }
-      OperationInterceptor interceptor = interceptors[index];
-      Step step = new Step(this, index, observer);
-      try {
-        interceptor.intercept(new Invocation(this, context), step);
-      } catch (CallError refusal) {
-        if (step.close()) {
-          observer.onEnd(Optional.of(refusal)); // refused before proceeding: the call never ran
-        } else {
-          THREW_AFTER.warn(
-              "{} threw after proceeding; the call goes on: {}",
-              describe(index),
-              refusal.getMessage());
-        }
-        return;
-      } catch (RuntimeException e) {
-        if (step.close()) {
-          INTERCEPTOR_FAILED.warn(
-              "{} failed before proceeding with {}", describe(index), operationId, e);
-          observer.onEnd(Optional.of(failed(e)));
-        } else {
-          THREW_AFTER.warn("{} threw after proceeding; the call goes on", describe(index), e);
-        }
-        return;
-      }
+    OperationInterceptor interceptor = interceptors[index];
+    Step step = new Step(call, index, context, observer);
+    try {
+      interceptor.intercept(step, step);
+    } catch (CallError refusal) {
       if (step.close()) {
-        IllegalStateException bug =
-            new IllegalStateException(
-                describe(index)
-                    + " returned without calling proceed() for "
-                    + operationId
-                    + ": an interceptor must call chain.proceed exactly once before it returns,"
-                    + " or throw a CallError to refuse the call");
-        NO_PROCEED.error(bug.getMessage(), bug);
-        observer.onEnd(Optional.of(failed(bug)));
+        observer.onEnd(Optional.of(refusal)); // refused before proceeding: the call never ran
+      } else {
+        THREW_AFTER.warn(
+            "{} threw after proceeding; the call goes on: {}",
+            describe(index),
+            refusal.getMessage());
       }
+      return;
+    } catch (RuntimeException e) {
+      if (step.close()) {
+        INTERCEPTOR_FAILED.warn(
+            "{} failed before proceeding with {}", describe(index), call.operationId(), e);
+        observer.onEnd(Optional.of(failed(call, e)));
+      } else {
+        THREW_AFTER.warn("{} threw after proceeding; the call goes on", describe(index), e);
+      }
+      return;
     }
+    if (step.close()) {
+      IllegalStateException bug =
+          new IllegalStateException(
+              describe(index)
+                  + " returned without calling proceed() for "
+                  + call.operationId()
+                  + ": an interceptor must call chain.proceed exactly once before it returns,"
+                  + " or throw a CallError to refuse the call");
+      NO_PROCEED.error(bug.getMessage(), bug);
+      observer.onEnd(Optional.of(failed(call, bug)));
+    }
+  }
 
-    CallError failed(Throwable cause) {
-      return CallError.of(ErrorCode.EXECUTION_ERROR, "Operation " + operationId + " failed", cause);
-    }
+  private static CallError failed(Call call, Throwable cause) {
+    return CallError.of(
+        ErrorCode.EXECUTION_ERROR, "Operation " + call.operationId() + " failed", cause);
   }
 
   private String describe(int index) {
     return "Interceptor #" + (index + 1) + " (" + interceptors[index].getClass().getName() + ")";
   }
 
-  /** The chain as one interceptor sees it: proceeds at most once, and only before it returned. */
-  private final class Step implements OperationInterceptor.Chain {
+  /**
+   * One interceptor's part of a call, as one object: what it sees (the invocation), the rest of the
+   * chain (proceeds at most once, and only before the interceptor returned), and, when the
+   * interceptor proceeds with an observer of its own, the observer that tells it first and then the
+   * ones outside it. Every interceptor pays for what the chain allocates per call, so one object
+   * per step rather than an invocation, a step and a pair of observers (D84).
+   */
+  private final class Step
+      implements OperationInterceptor.Chain, OperationInterceptor.Invocation, CallObserver {
     private static final int OPEN = 0;
     private static final int PROCEEDED = 1;
     private static final int CLOSED = 2;
 
     private final Call call;
     private final int index;
-    private final CallObserver observer;
+    private final OperationContext context;
+    private final CallObserver outer;
+    // Set once, before proceeding: the next step (or the terminal, or whatever thread ends the call
+    // after it) only hears of this step after that write.
+    private CallObserver own;
     private volatile int state; // OPEN; set through STEP_STATE
 
-    Step(Call call, int index, CallObserver observer) {
+    Step(Call call, int index, OperationContext context, CallObserver outer) {
       this.call = call;
       this.index = index;
-      this.observer = observer;
+      this.context = context;
+      this.outer = outer;
     }
+
+    // ---------------------------------------------------------------- Invocation
+
+    @Override
+    public String operationId() {
+      return call.operationId();
+    }
+
+    @Override
+    public Optional<OperationSpec> spec() {
+      return call.spec();
+    }
+
+    @Override
+    public OperationContext context() {
+      return context;
+    }
+
+    @Override
+    public OperationInterceptor.Origin origin() {
+      return call.origin();
+    }
+
+    @Override
+    public boolean stream() {
+      return call.stream();
+    }
+
+    // ---------------------------------------------------------------- Chain
 
     @Override
     public void proceed(OperationContext context) {
@@ -194,7 +222,7 @@ public final class InterceptorChain {
     }
 
     @Override
-    public void proceed(OperationContext context, CallObserver own) {
+    public void proceed(OperationContext context, CallObserver observer) {
       Objects.requireNonNull(context, "context");
       if (!STEP_STATE.compareAndSet(this, OPEN, PROCEEDED)) {
         throw new IllegalStateException(
@@ -202,29 +230,24 @@ public final class InterceptorChain {
                 + (state == PROCEEDED
                     ? " called proceed() a second time for "
                     : " called proceed() after it returned, for ")
-                + call.operationId
+                + call.operationId()
                 + ": an interceptor must call chain.proceed exactly once, before it returns");
       }
-      call.step(index + 1, context, own == null ? observer : new Both(own, observer, index));
+      if (observer == null) {
+        step(call, index + 1, context, outer);
+      } else {
+        own = observer;
+        step(call, index + 1, context, this);
+      }
     }
 
     /** Marks the step as returned; true if it never proceeded. */
     boolean close() {
       return STEP_STATE.compareAndSet(this, OPEN, CLOSED);
     }
-  }
 
-  /** An interceptor's own observer first, then the ones outside it. */
-  private final class Both implements CallObserver {
-    private final CallObserver own;
-    private final CallObserver outer;
-    private final int index;
-
-    Both(CallObserver own, CallObserver outer, int index) {
-      this.own = own;
-      this.outer = outer;
-      this.index = index;
-    }
+    // ---------------------------------------------------------------- CallObserver
+    // Only heard when the interceptor proceeded with its own observer: it first, then the outer.
 
     @Override
     public void onResult(ResponseEnvelope<JsonNode> result) {
@@ -254,30 +277,6 @@ public final class InterceptorChain {
         OBSERVER_FAILED.warn("The observer of {} failed on the end of a call", describe(index), e);
       }
       outer.onEnd(failure);
-    }
-  }
-
-  /** What one interceptor sees. */
-  private record Invocation(Call call, OperationContext context)
-      implements OperationInterceptor.Invocation {
-    @Override
-    public String operationId() {
-      return call.operationId;
-    }
-
-    @Override
-    public Optional<OperationSpec> spec() {
-      return call.spec;
-    }
-
-    @Override
-    public OperationInterceptor.Origin origin() {
-      return call.origin;
-    }
-
-    @Override
-    public boolean stream() {
-      return call.stream;
     }
   }
 }
