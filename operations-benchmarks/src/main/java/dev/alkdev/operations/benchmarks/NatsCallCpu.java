@@ -106,7 +106,7 @@ public final class NatsCallCpu {
       }
       return new Sample(
           os.getProcessCpuTime(),
-          serverCpu(serverPid),
+          ProcessCpu.nanos(serverPid),
           switches(ProcessHandle.current().pid()),
           switches(serverPid),
           allocated);
@@ -127,13 +127,6 @@ public final class NatsCallCpu {
       into[2][round] = (double) jvmSwitches / calls;
       into[3][round] = (double) serverSwitches / calls;
       into[4][round] = (double) allocated / calls;
-    }
-
-    /** utime + stime of the process, from /proc (clock ticks of 10 ms). */
-    private static long serverCpu(long pid) throws IOException {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
     }
 
     /** Voluntary and involuntary context switches of every thread of the process. */

@@ -5,6 +5,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.discovery.RemoteCatalog;
+import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
@@ -54,6 +56,11 @@ import tools.jackson.databind.json.JsonMapper;
  * PUBLISHes the answer to the caller's channel straight from Lettuce's event loop; answers are
  * matched first-in first-out. Targets: p50 at most 1.2x raw, throughput with 64 in flight at least
  * 0.8x raw.
+ *
+ * <p>Two routes of the call: through the queue group ({@code PendingRequestMap} publishing to
+ * {@code ops.req.bench.echo}, one script run per request) and routed by discovery ({@code
+ * RemoteCatalog} publishing to the node's own {@code ops.node.<id>.req.bench.echo}, a plain PUBLISH
+ * since D83, like the raw baseline), each served by its own pair of transports.
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 5, time = 1)
@@ -87,6 +94,12 @@ public class RedisCallBenchmark {
   private PendingRequestMap calls;
   private JsonNode input;
 
+  private RedisPubSub nodeSide;
+  private RedisPubSub catalogSide;
+  private OperationRegistry nodeRegistry;
+  private ServingNode node;
+  private RemoteCatalog catalog;
+
   private RedisClient rawClient;
   private StatefulRedisConnection<byte[], byte[]> rawResponderCommands;
   private StatefulRedisPubSubConnection<byte[], byte[]> rawResponderSubscriber;
@@ -114,6 +127,20 @@ public class RedisCallBenchmark {
     calls = PendingRequestMap.create(calling);
     serving.flush(Duration.ofSeconds(5));
     calling.flush(Duration.ofSeconds(5));
+
+    // Its own transports and registry: the node also joins the queue group of ops.req.*, which
+    // would otherwise share the queue-group route's requests with the CallHandler above.
+    nodeSide = RedisPubSub.connect(RedisOptions.builder(url).build());
+    catalogSide = RedisPubSub.connect(RedisOptions.builder(url).build());
+    nodeRegistry = OperationRegistry.create();
+    nodeRegistry.register(
+        OperationSpec.builder("bench", "echo")
+            .inputSchema("{\"type\": \"object\", \"required\": [\"message\"]}")
+            .build(),
+        Handler.async((in, ctx) -> CompletableFuture.completedFuture(in)));
+    node = ServingNode.start(nodeRegistry, nodeSide);
+    catalog = RemoteCatalog.create(catalogSide);
+    catalog.awaitSettled(Duration.ofMillis(250), Duration.ofSeconds(10));
 
     rawClient = RedisClient.create(RedisURI.create(url));
     rawResponderCommands = rawClient.connect(ByteArrayCodec.INSTANCE);
@@ -143,6 +170,9 @@ public class RedisCallBenchmark {
     if (!calls.call("bench.echo", input).get(5, TimeUnit.SECONDS).data().equals(input)) {
       throw new IllegalStateException("echo failed");
     }
+    if (!catalog.call("bench.echo", input).get(5, TimeUnit.SECONDS).data().equals(input)) {
+      throw new IllegalStateException("echo through the catalog failed");
+    }
     if (rawRequest().get(5, TimeUnit.SECONDS).length != RESPONSE_BYTES.length) {
       throw new IllegalStateException("raw request failed");
     }
@@ -158,6 +188,11 @@ public class RedisCallBenchmark {
     registry.close();
     calling.close();
     serving.close();
+    catalog.close();
+    node.close();
+    nodeRegistry.close();
+    catalogSide.close();
+    nodeSide.close();
     rawClient.shutdown(0, 2, TimeUnit.SECONDS); // closes its connections
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
@@ -197,6 +232,27 @@ public class RedisCallBenchmark {
     return CompletableFuture.allOf(inFlight).join();
   }
 
+  /** Routed by discovery to the node's own topic: two plain PUBLISHes per call, like raw. */
+  @Benchmark
+  @BenchmarkMode({Mode.SampleTime})
+  @OutputTimeUnit(TimeUnit.MICROSECONDS)
+  public ResponseEnvelope<JsonNode> catalogRoundTrip() {
+    return catalog.call("bench.echo", input).join();
+  }
+
+  @Benchmark
+  @BenchmarkMode(Mode.Throughput)
+  @OutputTimeUnit(TimeUnit.SECONDS)
+  @OperationsPerInvocation(64)
+  public Object catalogSixtyFourInFlight() {
+    @SuppressWarnings("unchecked")
+    CompletableFuture<ResponseEnvelope<JsonNode>>[] inFlight = new CompletableFuture[64];
+    for (int i = 0; i < inFlight.length; i++) {
+      inFlight[i] = catalog.call("bench.echo", input);
+    }
+    return CompletableFuture.allOf(inFlight).join();
+  }
+
   @Benchmark
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
@@ -211,6 +267,15 @@ public class RedisCallBenchmark {
   }
 
   // ------------------------------------------------------------------ the server
+
+  long serverPid() {
+    return server.pid();
+  }
+
+  /** {@code INFO commandstats}: calls and microseconds per command since the last reset. */
+  String commandStats() {
+    return rawCallerCommands.sync().info("commandstats");
+  }
 
   private static Process startServer(int port) throws IOException, InterruptedException {
     Path binary =

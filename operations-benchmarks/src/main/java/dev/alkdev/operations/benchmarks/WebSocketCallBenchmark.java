@@ -45,10 +45,18 @@ import tools.jackson.databind.json.JsonMapper;
  * operation another spoke serves, against a raw Jetty WebSocket round trip of the same bytes (the
  * call's request and response events) to an echo endpoint that answers on Jetty's thread. Target:
  * spoke to hub at most 1.5x raw.
+ *
+ * <p>The warm-up runs for 30 s because the call's side has traffic of its own that the raw echo has
+ * not: the hub's discovery heartbeat (every 2 s) and the hub's and spokes' pings and pongs (every
+ * 10 s). Each kind of frame the receive loop meets for the first time sends the compiled loop back
+ * to the interpreter (an uncommon trap: the compiler had never seen that branch taken), and the
+ * loop is recompiled with it; with a 5 s warm-up the first pings came during measurement, and the
+ * compiler threads took half of the 2 cores in the first measured iterations (async-profiler, stop
+ * 27). After three ping rounds the code is stable; in a long-running hub it is within seconds.
  */
 @State(Scope.Benchmark)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 15, time = 2)
+@Measurement(iterations = 10, time = 2)
 @Fork(
     value = 2,
     jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
