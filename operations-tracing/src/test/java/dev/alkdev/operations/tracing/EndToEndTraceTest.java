@@ -114,6 +114,7 @@ class EndToEndTraceTest {
       try (CallHandler servingB = CallHandler.serve(nodeB, natsB);
           OperationServer pipelineA = OperationServer.create(nodeA);
           HttpGateway gateway = HttpGateway.builder(pipelineA).start()) {
+        natsB.flush(Duration.ofSeconds(5)); // B's subscription at the server before the call
         HttpResponse<String> response =
             HttpClient.newHttpClient()
                 .send(
