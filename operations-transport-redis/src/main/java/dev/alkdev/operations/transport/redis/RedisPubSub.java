@@ -225,7 +225,7 @@ public final class RedisPubSub implements PubSub {
     CompletableFuture<Integer> sent;
     CompletableFuture<Void> gate = publishGate;
     if (changesInFlight.isEmpty() && gate.isDone()) {
-      sent = publishOnce(current, topic, payload, groups, 1);
+      sent = publishOnce(current, topic, payload, groups);
     } else {
       sent = publishAfterChanges(current, topic, payload, groups);
     }
@@ -264,24 +264,22 @@ public final class RedisPubSub implements PubSub {
         .thenCompose(
             ignored -> {
               try {
-                return publishOnce(current, topic, payload, groups, 1);
+                return publishOnce(current, topic, payload, groups);
               } finally {
                 dispatched.complete(null); // sent (or failed): later publishes may go
               }
             });
   }
 
-  /** Publish attempts when the topic's queue groups keep changing under the publisher. */
-  private static final int PUBLISH_ATTEMPTS = 4;
-
   /**
-   * Runs the publish script with the members lists of {@code groups} in KEYS; when the server knows
-   * other groups for the topic the script did nothing and names them, so this learns them and runs
-   * it again (D67). A topic that cannot have groups goes out as a plain PUBLISH (D83): its answer
-   * is what the script's first branch would have returned.
+   * Runs the publish script with the members lists of {@code groups} in KEYS. The script delivers
+   * whether or not they are the topic's groups, so messages go out in the order they were published
+   * (D85); when they were not, its answer names the topic's groups and this remembers them for the
+   * next publish. A topic that cannot have groups goes out as a plain PUBLISH (D83): its answer is
+   * what the script's first branch would have returned.
    */
   private CompletableFuture<Integer> publishOnce(
-      Commands current, String topic, byte[] payload, List<String> groups, int attempt) {
+      Commands current, String topic, byte[] payload, List<String> groups) {
     if (withoutGroups(topic)) {
       return current.publish(topic.getBytes(UTF_8), payload).thenApply(Long::intValue);
     }
@@ -296,26 +294,16 @@ public final class RedisPubSub implements PubSub {
     }
     return current
         .<List<Object>>eval(current.publishSha, Groups.PUBLISH, ScriptOutputType.MULTI, keys, args)
-        .thenCompose(
+        .thenApply(
             answer -> {
-              long first = (Long) answer.get(0);
-              if (first >= 0) {
-                return CompletableFuture.completedFuture((int) first);
+              if (answer.size() > 1) {
+                List<String> actual = new ArrayList<>(answer.size() - 2);
+                for (Object group : answer.subList(2, answer.size())) {
+                  actual.add(new String((byte[]) group, UTF_8));
+                }
+                rememberGroups(topic, actual);
               }
-              List<String> actual = new ArrayList<>(answer.size() - 1);
-              for (Object group : answer.subList(1, answer.size())) {
-                actual.add(new String((byte[]) group, UTF_8));
-              }
-              rememberGroups(topic, actual);
-              if (attempt >= PUBLISH_ATTEMPTS) {
-                return CompletableFuture.failedFuture(
-                    CallError.builder(
-                            ErrorCode.UNAVAILABLE,
-                            "The queue groups of " + topic + " kept changing; not published")
-                        .retryable(true)
-                        .build());
-              }
-              return publishOnce(current, topic, payload, actual, attempt + 1);
+              return ((Long) answer.get(0)).intValue();
             });
   }
 

@@ -22,44 +22,56 @@ public final class Groups {
     return "_ops:qg:" + topic;
   }
 
+  /**
+   * The members list of {@code group} on {@code topic}; the publish script builds the same name.
+   */
   public static String membersKey(String group, String topic) {
     return "_ops:qm:" + group.getBytes(UTF_8).length + ":" + group + ":" + topic;
   }
 
   /**
    * KEYS[1] the topic's groups set, KEYS[2..n+1] the members lists of the groups ARGV[3..n+2] the
-   * publisher believes the topic has; ARGV[1] the topic, ARGV[2] the payload. Every key the script
-   * touches is in KEYS (Redis's scripting rule; ACL key patterns see them), so when the set names a
-   * group the publisher did not pass, the script publishes nothing and returns {@code {-1,
-   * groups...}}: the publisher learns the groups and runs it again (D67). Otherwise it PUBLISHes to
-   * the topic (every plain subscriber), then to one member of each group: the members are taken in
-   * turn (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH
-   * returned 0: its connection is gone) is removed and the next one tried. Returns {@code {count}}:
-   * the plain subscribers plus the groups reached. Atomic: two publishers can never pick two
-   * members for one message. A topic without groups takes the first branch, SCARD and PUBLISH: the
-   * server's time for the script is mostly its own steps, not its commands, and skipping the
-   * groups' tables and loop took it from 3.1 to 2.5 us per publish (a plain PUBLISH is 0.2 us;
-   * docs/benchmarks.md, Redis). Callers' inboxes and nodes' own topics, which can have no groups,
-   * do not run the script at all: the publisher sends a plain PUBLISH (D83).
+   * publisher believes the topic has; ARGV[1] the topic, ARGV[2] the payload. PUBLISHes to the
+   * topic (every plain subscriber), then to one member of each group: the members are taken in turn
+   * (RPOPLPUSH rotates the list), and one whose channel nobody hears any more (PUBLISH returned 0:
+   * its connection is gone) is removed and the next one tried. Atomic: two publishers can never
+   * pick two members for one message.
+   *
+   * <p>Returns {@code {count}}, the plain subscribers plus the groups reached, when the publisher
+   * named the topic's groups exactly. When it did not (its first publish to the topic, or the
+   * groups changed since), the script still delivers, reading the members list of a group it was
+   * not told of under the name {@link #membersKey} gives it, and returns {@code {count, n,
+   * groups...}} with the groups the topic has now, so the publisher names them next time (D85).
+   * Never refusing is what keeps one publisher's messages in order: a refused publish retried after
+   * the answer would land behind the publishes pipelined after it. So in the steady state every key
+   * the script touches is in KEYS; only a publish that meets a change reads a key it was not given,
+   * which a single Redis server allows (the transport refuses Cluster, docs/redis.md) and which ACL
+   * key patterns still check, command by command.
+   *
+   * <p>A topic without groups takes the first branch, SCARD and PUBLISH: the server's time for the
+   * script is mostly its own steps, not its commands, and skipping the groups' tables and loop took
+   * it from 3.1 to 2.5 us per publish (a plain PUBLISH is 0.2 us; docs/benchmarks.md, Redis).
+   * Callers' inboxes and nodes' own topics, which can have no groups, do not run the script at all:
+   * the publisher sends a plain PUBLISH (D83).
    */
   public static final String PUBLISH =
       """
       if redis.call('SCARD', KEYS[1]) == 0 then
-        return {redis.call('PUBLISH', ARGV[1], ARGV[2])}
+        local count = redis.call('PUBLISH', ARGV[1], ARGV[2])
+        if #ARGV > 2 then return {count, 0} end
+        return {count}
       end
       local groups = redis.call('SMEMBERS', KEYS[1])
       local keyOf = {}
       for i = 3, #ARGV do keyOf[ARGV[i]] = KEYS[i - 1] end
-      for _, group in ipairs(groups) do
-        if not keyOf[group] then
-          local answer = {-1}
-          for _, g in ipairs(groups) do answer[#answer + 1] = g end
-          return answer
-        end
-      end
+      local named = #groups == #ARGV - 2
       local count = redis.call('PUBLISH', ARGV[1], ARGV[2])
       for _, group in ipairs(groups) do
         local key = keyOf[group]
+        if not key then
+          named = false
+          key = '_ops:qm:' .. #group .. ':' .. group .. ':' .. ARGV[1]
+        end
         local tries = redis.call('LLEN', key)
         for i = 1, tries do
           local member = redis.call('RPOPLPUSH', key, key)
@@ -74,7 +86,11 @@ public final class Groups {
           redis.call('SREM', KEYS[1], group)
         end
       end
-      return {count}
+      if named then return {count} end
+      local now = redis.call('SMEMBERS', KEYS[1])
+      local answer = {count, #now}
+      for _, g in ipairs(now) do answer[#answer + 1] = g end
+      return answer
       """;
 
   /**
