@@ -75,6 +75,16 @@ public class WebSocketCallBenchmark {
               + "\"local\",\"operationId\":\"bench.echo\",\"timestamp\":1795336491002}}}")
           .getBytes(UTF_8);
 
+  /**
+   * The raw echo's connection outlives every fork. JMH runs each benchmark in a fork of its own,
+   * but the trial set-up opens everything, so in the call's fork the raw connection sits idle; with
+   * Jetty's default idle timeout (30 s) it was closed in the middle of the call's run, and the
+   * close loaded classes that invalidated the compiled code of Jetty's whole receive and send path
+   * (dozens of methods made not entrant at once, then compiled again on the 2 cores the benchmark
+   * uses): measured as a slow fork.
+   */
+  private static final Duration RAW_IDLE_TIMEOUT = Duration.ofHours(1);
+
   private OperationRegistry hubRegistry;
   private OperationServer hubServer;
   private WebSocketHub hub;
@@ -184,6 +194,7 @@ public class WebSocketCallBenchmark {
     @Override
     public void onWebSocketOpen(Session session) {
       this.session = session;
+      session.setIdleTimeout(RAW_IDLE_TIMEOUT);
     }
 
     @Override
@@ -208,6 +219,7 @@ public class WebSocketCallBenchmark {
     @Override
     public void onWebSocketOpen(Session session) {
       this.session = session;
+      session.setIdleTimeout(RAW_IDLE_TIMEOUT);
     }
 
     @Override
