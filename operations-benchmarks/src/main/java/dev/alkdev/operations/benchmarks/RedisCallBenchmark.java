@@ -57,14 +57,17 @@ import tools.jackson.databind.json.JsonMapper;
  * matched first-in first-out. Targets: p50 at most 1.2x raw, throughput with 64 in flight at least
  * 0.8x raw.
  *
+ * <p>The warm-up runs for 30 s, as in {@link NatsCallBenchmark} and for the same reason: the call's
+ * path is far more code than the raw one, and the compiler was not done with it after 5 s.
+ *
  * <p>Two routes of the call: through the queue group ({@code PendingRequestMap} publishing to
  * {@code ops.req.bench.echo}, one script run per request) and routed by discovery ({@code
  * RemoteCatalog} publishing to the node's own {@code ops.node.<id>.req.bench.echo}, a plain PUBLISH
  * since D83, like the raw baseline), each served by its own pair of transports.
  */
 @State(Scope.Benchmark)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 15, time = 2)
+@Measurement(iterations = 10, time = 2)
 @Fork(
     value = 2,
     jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
