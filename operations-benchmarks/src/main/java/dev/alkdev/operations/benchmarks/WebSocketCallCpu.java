@@ -27,6 +27,13 @@ public final class WebSocketCallCpu {
   private static final String[] NAMES = {"raw Jetty echo", "spoke -> hub call"};
   private static final String[] GROUPS = {"caller", "hub", "spokes", "other", "whole JVM"};
 
+  // Where each figure sits after the CPU times of GROUPS.
+  private static final int SWITCHES = GROUPS.length;
+  private static final int ALLOCATED = SWITCHES + 1;
+  private static final int WALL = ALLOCATED + 1;
+  private static final int GROUP_SWITCHES = WALL + 1; // hub, spokes, other threads
+  private static final int FIGURES = GROUP_SWITCHES + 3;
+
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
     WebSocketCallBenchmark b = new WebSocketCallBenchmark();
@@ -34,15 +41,14 @@ public final class WebSocketCallCpu {
     try {
       // Past the hub's heartbeats and pings, as the JMH benchmark's warm-up (its Javadoc).
       long warmUntil = System.nanoTime() + 30_000_000_000L;
-      while (System.nanoTime() < warmUntil) {
+      while (System.nanoTime() - warmUntil < 0) {
         for (int i = 0; i < 500; i++) {
           b.baselineRawEcho();
           b.roundTrip();
         }
       }
       int calls = 5000;
-      int figures = GROUPS.length + 3 + 3;
-      double[][][] per = new double[2][figures][rounds];
+      double[][][] per = new double[2][FIGURES][rounds];
       for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {
           boolean raw = ((r + k) & 1) == 0;
@@ -61,19 +67,19 @@ public final class WebSocketCallCpu {
           for (int g = 0; g < GROUPS.length; g++) {
             per[idx][g][r] = (after.cpu[g] - before.cpu[g]) / 1000.0 / calls;
           }
-          per[idx][GROUPS.length][r] = (double) (after.switches - before.switches) / calls;
-          per[idx][GROUPS.length + 1][r] = (double) (after.allocated - before.allocated) / calls;
-          per[idx][GROUPS.length + 2][r] = wall / 1000.0 / calls;
+          per[idx][SWITCHES][r] = (double) (after.switches - before.switches) / calls;
+          per[idx][ALLOCATED][r] = (double) (after.allocated - before.allocated) / calls;
+          per[idx][WALL][r] = wall / 1000.0 / calls;
           for (int g = 0; g < 3; g++) {
-            per[idx][GROUPS.length + 3 + g][r] =
+            per[idx][GROUP_SWITCHES + g][r] =
                 (double) (after.groupSwitches[g] - before.groupSwitches[g]) / calls;
           }
         }
       }
       System.out.println("one call at a time (medians per call; CPU in us):");
       for (int k = 0; k < 2; k++) {
-        double[] m = new double[figures];
-        for (int f = 0; f < figures; f++) {
+        double[] m = new double[FIGURES];
+        for (int f = 0; f < FIGURES; f++) {
           Arrays.sort(per[k][f]);
           m[f] = per[k][f][rounds / 2];
         }
@@ -81,7 +87,18 @@ public final class WebSocketCallCpu {
             "  %-18s caller %5.1f  hub %5.1f  spokes %5.1f  other threads %5.1f  whole JVM %5.1f"
                 + "  switches %5.2f (hub %4.2f, spokes %4.2f, other threads %4.2f)  allocated %6.0f B"
                 + "  wall %6.1f us%n",
-            NAMES[k], m[0], m[1], m[2], m[3], m[4], m[5], m[8], m[9], m[10], m[6], m[7]);
+            NAMES[k],
+            m[0],
+            m[1],
+            m[2],
+            m[3],
+            m[4],
+            m[SWITCHES],
+            m[GROUP_SWITCHES],
+            m[GROUP_SWITCHES + 1],
+            m[GROUP_SWITCHES + 2],
+            m[ALLOCATED],
+            m[WALL]);
       }
     } finally {
       b.tearDown();
