@@ -2,10 +2,7 @@ package dev.alkdev.operations.benchmarks;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.stream.Stream;
 
 /**
  * {@link NatsCallBenchmark}'s raw request/reply and call measured in work rather than time, so a
@@ -107,8 +104,8 @@ public final class NatsCallCpu {
       return new Sample(
           os.getProcessCpuTime(),
           ProcessCpu.nanos(serverPid),
-          switches(ProcessHandle.current().pid()),
-          switches(serverPid),
+          ProcessCpu.switches(ProcessHandle.current().pid()),
+          ProcessCpu.switches(serverPid),
           allocated);
     }
 
@@ -127,26 +124,6 @@ public final class NatsCallCpu {
       into[2][round] = (double) jvmSwitches / calls;
       into[3][round] = (double) serverSwitches / calls;
       into[4][round] = (double) allocated / calls;
-    }
-
-    /** Voluntary and involuntary context switches of every thread of the process. */
-    private static long switches(long pid) throws IOException {
-      long total = 0;
-      try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-        for (Path task : (Iterable<Path>) tasks::iterator) {
-          try {
-            for (String line : Files.readAllLines(task.resolve("status"))) {
-              if (line.startsWith("voluntary_ctxt_switches")
-                  || line.startsWith("nonvoluntary_ctxt_switches")) {
-                total += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-              }
-            }
-          } catch (IOException threadEnded) {
-            // a thread that ended meanwhile
-          }
-        }
-      }
-      return total;
     }
   }
 }

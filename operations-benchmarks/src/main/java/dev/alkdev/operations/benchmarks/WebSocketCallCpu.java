@@ -2,12 +2,9 @@ package dev.alkdev.operations.benchmarks;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * {@link WebSocketCallBenchmark}'s raw echo and spoke → hub call measured in work rather than time:
@@ -131,55 +128,27 @@ public final class WebSocketCallCpu {
           continue;
         }
         s.allocated += Math.max(0, bytes);
-        String name = names.getOrDefault(id, "");
-        int group;
-        if (id == self) {
-          group = 0;
-        } else if (name.startsWith("ops-ws-hub")) {
-          group = 1;
-        } else if (name.startsWith("ops-ws-spoke")) {
-          group = 2;
-        } else {
-          group = 3;
-        }
-        s.cpu[group] += cpu;
+        s.cpu[id == self ? 0 : groupOf(names.getOrDefault(id, ""))] += cpu;
       }
-      s.switches = switches(ProcessHandle.current().pid(), s.groupSwitches);
+      for (ProcessCpu.ThreadSwitches thread :
+          ProcessCpu.threadSwitches(ProcessHandle.current().pid())) {
+        s.switches += thread.switches();
+        if (!thread.name().equals("java")) { // the kernel's name of the main thread: the caller
+          s.groupSwitches[groupOf(thread.name()) - 1] += thread.switches();
+        }
+      }
       return s;
     }
 
     /**
-     * Voluntary and involuntary context switches of every thread of the process, and per group by
-     * the thread's name as the kernel has it ({@code comm}: the first 15 characters); the main
-     * thread (the caller) is "java".
+     * 1 the hub's threads, 2 the spokes', 3 any other; by name, which also holds for the kernel's
+     * names of them (their first 15 characters).
      */
-    private static long switches(long pid, long[] groups) throws IOException {
-      long total = 0;
-      try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-        for (Path task : (Iterable<Path>) tasks::iterator) {
-          try {
-            String comm = Files.readString(task.resolve("comm")).trim();
-            long own = 0;
-            for (String line : Files.readAllLines(task.resolve("status"))) {
-              if (line.startsWith("voluntary_ctxt_switches")
-                  || line.startsWith("nonvoluntary_ctxt_switches")) {
-                own += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-              }
-            }
-            total += own;
-            if (comm.startsWith("ops-ws-hub")) {
-              groups[0] += own;
-            } else if (comm.startsWith("ops-ws-spoke")) {
-              groups[1] += own;
-            } else if (!comm.equals("java")) {
-              groups[2] += own;
-            }
-          } catch (IOException threadEnded) {
-            // a thread that ended meanwhile
-          }
-        }
+    private static int groupOf(String threadName) {
+      if (threadName.startsWith("ops-ws-hub")) {
+        return 1;
       }
-      return total;
+      return threadName.startsWith("ops-ws-spoke") ? 2 : 3;
     }
   }
 }
