@@ -3,6 +3,7 @@ package dev.alkdev.operations.transport.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -11,14 +12,17 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -220,7 +224,7 @@ class RedisHardeningTest {
         }
         InOrder late = new InOrder(publishers);
         List<Thread> threads = new ArrayList<>();
-        List<java.util.concurrent.CompletableFuture<Integer>> sent = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<Integer>> sent = new CopyOnWriteArrayList<>();
         for (int p = 0; p < publishers; p++) {
           RedisPubSub sender = senders.get(p);
           int id = p;
@@ -262,19 +266,18 @@ class RedisHardeningTest {
   }
 
   /** Records, per publisher, any message that does not follow the one before it. */
-  private static final class InOrder
-      implements java.util.function.Consumer<dev.alkdev.operations.pubsub.Message> {
+  private static final class InOrder implements Consumer<Message> {
     final List<String> problems = new CopyOnWriteArrayList<>();
     private final int[] last;
     private final AtomicInteger count = new AtomicInteger();
 
     InOrder(int publishers) {
       last = new int[publishers];
-      java.util.Arrays.fill(last, -1);
+      Arrays.fill(last, -1);
     }
 
     @Override
-    public synchronized void accept(dev.alkdev.operations.pubsub.Message message) {
+    public synchronized void accept(Message message) {
       String[] parts = new String(message.payload(), UTF_8).split(":");
       int publisher = Integer.parseInt(parts[0]);
       int index = Integer.parseInt(parts[1]);
