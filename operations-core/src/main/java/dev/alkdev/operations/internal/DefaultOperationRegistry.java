@@ -339,6 +339,15 @@ public final class DefaultOperationRegistry implements OperationRegistry {
       }
       default -> throw new IllegalStateException("not a unary handler: " + handler.kind());
     }
+    if (result.isDone()) {
+      // The handler answered before returning (most async handlers over in-memory work): no
+      // deadline or cancellation can fail it any more, so no timer is armed only to be cancelled.
+      if (interrupt != null) {
+        interrupt.remove();
+      }
+      callSignal.cancel(CALL_COMPLETED);
+      return result;
+    }
     // Cancellation or the deadline fails the call at once, whatever the handler does; the deadline
     // also cancels the call's signal, so the handler and the calls it made stop too.
     Registration watch =

@@ -39,7 +39,7 @@ public final class ProtocolTopics {
    */
   public static boolean isInbox(String topic) {
     return topic.startsWith(INBOX_PREFIX)
-        && CallEvents.isValidRequestId(topic.substring(INBOX_PREFIX.length()));
+        && CallEvents.isValidRequestId(topic, INBOX_PREFIX.length());
   }
 
   /** The topic that carries requests for {@code operationId}. */

@@ -48,6 +48,22 @@ class CallEventsStreamingTest {
             Optional.of("ops.inbox.x"),
             OptionalLong.of(1),
             CallMetadata.of(Map.of("traceparent", "00-abc-def-01", "b", "2"))));
+    for (Identity identity :
+        List.of(
+            Identity.anonymous(),
+            Identity.of("one", "scope"),
+            Identity.of("many", "a", "b", "c", "d", "e", "f", "g", "h", "i"))) {
+      events.add(
+          new CallEvent.Requested(
+              ID,
+              "ns.op",
+              CallEventFixtures.json("{}"),
+              Optional.empty(),
+              Optional.of(identity),
+              OptionalLong.empty(),
+              Optional.of("ops.inbox.x"),
+              OptionalLong.empty()));
+    }
     events.add(new CallEvent.Aborted(ID, Optional.of("tab\there")));
     events.add(new CallEvent.Demand(ID, Long.MAX_VALUE));
     return events;
@@ -130,6 +146,50 @@ class CallEventsStreamingTest {
         edit(ERROR, e -> e.putObject("error").put("code", "NOPE").put("message", "m")),
         edit(ERROR, e -> e.putObject("error").put("code", "unavailable").put("message", "m")),
         edit(ERROR, e -> e.putObject("error").put("code", "UNAVAILABLE").put("retryable", 1)),
+        // the identity, which the streaming reader reads without a tree
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "s").put("extra", 1)),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "s").putNull("scopes")),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "s").putArray("scopes")),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "s").put("scopes", "a")),
+        edit(
+            REQUEST,
+            e -> e.putObject("identity").put("subject", "s").putArray("scopes").add("b").add("b")),
+        edit(
+            REQUEST,
+            e -> e.putObject("identity").put("subject", "s").putArray("scopes").add("a").add(" ")),
+        edit(
+            REQUEST,
+            e -> e.putObject("identity").put("subject", "s").putArray("scopes").add("a").add(2)),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", " ")),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "x".repeat(257))),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "\ud83d\ude00".repeat(256))),
+        edit(REQUEST, e -> e.putObject("identity").put("subject", "\ud83d\ude00".repeat(257))),
+        edit(REQUEST, e -> e.putObject("identity").putNull("subject")),
+        edit(REQUEST, e -> e.putObject("identity")),
+        edit(REQUEST, e -> e.put("identity", "alice")),
+        edit(REQUEST, e -> e.putArray("identity")),
+        edit(
+            REQUEST,
+            e -> {
+              var scopes = e.putObject("identity").put("subject", "s").putArray("scopes");
+              for (int i = 0; i <= CallEvents.MAX_SCOPES; i++) {
+                scopes.add("s" + i);
+              }
+            }),
+        REQUEST.replace(
+            "\"input\":", "\"identity\": {\"subject\": \"x\", \"subject\": \"y\"}, \"input\":"),
+        REQUEST.replace(
+            "\"input\":",
+            "\"identity\": {\"scopes\": [], \"subject\": \"x\", \"scopes\": []}, \"input\":"),
+        REQUEST.replace(
+            "\"input\":", "\"identity\": {\"subject\": \"x\"}, \"identity\": null, \"input\":"),
+        // ids and topics, which the events' constructors check
+        edit(REQUEST, e -> e.put("requestId", "has space")),
+        edit(REQUEST, e -> e.put("requestId", "x".repeat(129))),
+        edit(REQUEST, e -> e.put("parentRequestId", "a/b")),
+        edit(REQUEST, e -> e.put("replyTo", "x".repeat(257))),
+        edit(RESPONDED, e -> e.put("requestId", "")),
+        edit(ERROR, e -> e.put("requestId", "é")),
         // not an event at all
         "",
         "[]",

@@ -96,12 +96,13 @@ public final class EnvelopeReader {
       throw invalid(path + "/operationId", "must not be empty");
     }
     JsonNode timestamp = required(meta, "timestamp", path);
-    String at = pointer(path, "timestamp");
     if (!timestamp.isNumber()
         || !timestamp.canConvertToExactIntegral()
         || !timestamp.canConvertToLong()) {
+      // The pointer is built only here: on every reply, building it cost more than the check.
       throw invalid(
-          at, "must be a whole number of Unix epoch milliseconds, was " + Json.describe(timestamp));
+          pointer(path, "timestamp"),
+          "must be a whole number of Unix epoch milliseconds, was " + Json.describe(timestamp));
     }
     return new LocalResponseMeta(operationId, timestamp.longValue());
   }
