@@ -9,6 +9,7 @@ import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.LocalResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.ThreadRecyclers;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
 import java.io.IOException;
@@ -92,15 +93,21 @@ public final class CallEvents {
 
   // Sizes are checked before parsing; duplicate names are refused because JSON parsers disagree on
   // which one wins, and a relay must not read another requestId than the receiver.
+  // Buffers recycled per thread (ThreadRecyclers): every call reads and writes events.
   private static final JsonMapper READER =
-      Json.boundedMapper(MAX_NESTING_DEPTH, Integer.MAX_VALUE)
-          .rebuild()
+      JsonMapper.builder(
+              Json.boundedMapper(MAX_NESTING_DEPTH, Integer.MAX_VALUE)
+                  .tokenStreamFactory()
+                  .rebuild()
+                  .recyclerPool(ThreadRecyclers.POOL)
+                  .build())
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
   private static final JsonMapper WRITER =
       JsonMapper.builder(
               JsonFactory.builder()
+                  .recyclerPool(ThreadRecyclers.POOL)
                   .streamWriteConstraints(
                       StreamWriteConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
                   .build())
