@@ -12,10 +12,11 @@ import java.util.function.Consumer;
  * Runs work handed over by a transport's I/O thread, a burst at a time: tasks queue, and one worker
  * thread runs them one after the other, so a burst of 64 replies costs one wake-up instead of 64
  * (D82). A task may run users' code that blocks; then the tasks queued behind it must not wait for
- * it (D73). A watch looks {@link #WATCH_NANOS} after work was queued behind a busy worker: if no
- * task finished meanwhile and some still wait, the watch's own thread becomes another worker. So a
- * blocking task delays the others by about that much, once, and takes only its own thread; while
- * work flows, the watch costs one timer task per {@link #WATCH_NANOS}.
+ * it (D73). A watch looks {@link #WATCH_NANOS} after work was queued behind a busy worker, or
+ * queued while a transport's run of deliveries held the wake-up back (D86): if no task finished
+ * meanwhile and some still wait, it starts another worker. So a blocking task delays the others by
+ * about that much, once, and takes only its own thread; while work flows, the watch costs one look
+ * per {@link #WATCH_NANOS} on the timer thread.
  *
  * @param <T> what is queued
  */
@@ -29,7 +30,8 @@ final class SettleLane<T> {
   private final AtomicInteger workers = new AtomicInteger();
   private final AtomicBoolean watching = new AtomicBoolean();
   private final Runnable worker = this::work;
-  private final Runnable watch = this::watch;
+  private final Runnable watch = this::onWatch;
+  private final Runnable wake = this::wake;
   // Changes whenever a worker finishes a task (racy increments by several workers still change
   // it): the watch compares it with what it saw when it was armed.
   private volatile long progress;
@@ -40,19 +42,44 @@ final class SettleLane<T> {
     this.action = action;
   }
 
-  /** Queues {@code item}; never runs it on this thread (unless no thread can be had at all). */
+  /**
+   * Queues {@code item}; never runs it on this thread (unless no thread can be had at all). On a
+   * transport's I/O thread in the middle of a run of deliveries, the worker is woken when the run
+   * ends rather than now (D86, {@link HeldWakeups}): one wake-up for the run's replies.
+   */
   void submit(T item) {
     queue.add(item);
-    if (workers.get() == 0 && workers.compareAndSet(0, 1)) {
-      start(worker);
-    } else if (!watching.get() && watching.compareAndSet(false, true)) {
+    if (workers.get() == 0) {
+      if (HeldWakeups.hold(wake)) {
+        armWatch(); // a run that never ends still gets its work done, by the watch
+        return;
+      }
+      if (workers.compareAndSet(0, 1)) {
+        start(worker);
+        return;
+      }
+    }
+    armWatch();
+  }
+
+  /** Arms the watch unless it is armed. */
+  private void armWatch() {
+    if (!watching.get() && watching.compareAndSet(false, true)) {
       arm();
+    }
+  }
+
+  /** At the end of a run of deliveries: starts a worker for what it queued, unless one runs. */
+  private void wake() {
+    if (!queue.isEmpty() && workers.get() == 0 && workers.compareAndSet(0, 1)) {
+      start(worker);
     }
   }
 
   private void arm() {
     progressWhenArmed = progress;
-    Scheduler.schedule(watch, WATCH_NANOS);
+    // On the timer thread: the watch only compares a counter, and starts a worker if it must.
+    Scheduler.scheduleQuick(watch, WATCH_NANOS);
   }
 
   private void work() {
@@ -74,7 +101,7 @@ final class SettleLane<T> {
     }
   }
 
-  private void watch() {
+  private void onWatch() {
     if (queue.isEmpty()) {
       watching.set(false);
       if (!queue.isEmpty() && watching.compareAndSet(false, true)) {
@@ -87,10 +114,11 @@ final class SettleLane<T> {
       return;
     }
     // Nothing finished for a whole watch while work waits: every worker is held by a task that
-    // blocks. This thread (a timer task's) takes the queue over.
+    // blocks, or the run of deliveries that held the wake-up never ended. Another worker takes
+    // the queue over.
     watching.set(false);
     workers.incrementAndGet();
-    work();
+    start(worker);
   }
 
   private void start(Runnable task) {

@@ -117,6 +117,65 @@ class ReplyFutureTest {
     }
   }
 
+  /**
+   * D86: replies a transport's I/O thread delivers in one run (DeliveryBatch) complete, off that
+   * thread, once the run ends: the pool thread is woken for the run, not for each reply.
+   */
+  @Test
+  void repliesDeliveredInARunCompleteOffTheDeliveringThread() throws Exception {
+    int run = 100; // more than HeldWakeups.MAX_HELD: the run releases what it held on the way too
+    List<ReplyFuture<String>> futures = new ArrayList<>();
+    java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    for (int i = 0; i < run; i++) {
+      ReplyFuture<String> f = published();
+      f.thenRun(() -> threads.add(Thread.currentThread()));
+      futures.add(f);
+    }
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new));
+    Thread deliverer =
+        new Thread(
+            () -> {
+              for (int i = 0; i < run; i++) {
+                ReplyFuture<String> f = futures.get(i);
+                dev.alkdev.operations.pubsub.DeliveryBatch.deliver(
+                    () -> f.deliver("x"), i < run - 1);
+              }
+            });
+    deliverer.start();
+    all.get(WAIT_MS, TimeUnit.MILLISECONDS);
+    assertThat(threads).isNotEmpty().doesNotContain(deliverer);
+  }
+
+  /** D86: a run whose end never comes (a transport that forgot it) still gets its replies done. */
+  @Test
+  void aRunThatNeverEndsStillCompletesItsReplies() throws Exception {
+    ReplyFuture<String> future = published();
+    CountDownLatch ran = new CountDownLatch(1);
+    future.thenRun(ran::countDown);
+    CountDownLatch deliveredInRun = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    Thread deliverer =
+        new Thread(
+            () -> {
+              dev.alkdev.operations.pubsub.DeliveryBatch.deliver(
+                  () -> future.deliver("x"), true); // more follow, but none ever comes
+              deliveredInRun.countDown();
+              await(done); // the thread stays, its run open
+            });
+    deliverer.start();
+    try {
+      assertThat(deliveredInRun.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
+      long started = System.nanoTime();
+      assertThat(ran.await(WAIT_MS, TimeUnit.MILLISECONDS))
+          .as("the lane's watch starts a worker for work a run held")
+          .isTrue();
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1_000);
+    } finally {
+      done.countDown();
+    }
+  }
+
   @Test
   void aBurstOfRepliesWithDependentsCompletesOnFewThreads() throws Exception {
     int burst = 64;

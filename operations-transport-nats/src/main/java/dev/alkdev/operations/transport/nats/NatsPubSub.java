@@ -3,6 +3,7 @@ package dev.alkdev.operations.transport.nats;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.pubsub.DeliveryBatch;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
@@ -583,11 +584,19 @@ public final class NatsPubSub implements PubSub {
         droppedOnOldConnections.addAndGet(nats.getDroppedCount());
       }
       try {
-        io.nats.client.MessageHandler receive = this::receive;
+        Dispatcher dispatcher = target.dispatcher(nonBlocking);
+        // A non-blocking handler runs on the dispatcher's thread: it says when messages are
+        // queued behind this one, so replies settle once per run of them (D86).
+        io.nats.client.MessageHandler receive =
+            nonBlocking
+                ? message ->
+                    DeliveryBatch.deliver(
+                        () -> receive(message), dispatcher.getPendingMessageCount() > 0)
+                : this::receive;
         nats =
             queueGroup.isPresent()
-                ? target.dispatcher(nonBlocking).subscribe(topic, queueGroup.get(), receive)
-                : target.dispatcher(nonBlocking).subscribe(topic, receive);
+                ? dispatcher.subscribe(topic, queueGroup.get(), receive)
+                : dispatcher.subscribe(topic, receive);
         attachedTo = target;
       } catch (IllegalStateException connectionGone) {
         // That connection dropped meanwhile; the next one attaches this subscription.
