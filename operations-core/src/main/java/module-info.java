@@ -19,12 +19,14 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.discovery;
 
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
-  // flood the log through them either), and the check of a client's W3C trace context that the
-  // servers share.
+  // flood the log through them either), the check of a client's W3C trace context that the
+  // servers share, and the reply futures whose dependents never run on an I/O thread (Redis
+  // completes its publishes with them, D86).
   exports dev.alkdev.operations.internal to
       dev.alkdev.operations.mcp,
       dev.alkdev.operations.mcpserver,
-      dev.alkdev.operations.http;
+      dev.alkdev.operations.http,
+      dev.alkdev.operations.transport.redis;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

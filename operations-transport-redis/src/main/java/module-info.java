@@ -5,6 +5,7 @@
 module dev.alkdev.operations.transport.redis {
   requires transitive dev.alkdev.operations.core;
   requires lettuce.core;
+  requires io.netty.common;
   requires org.slf4j;
 
   exports dev.alkdev.operations.transport.redis;

@@ -10,10 +10,11 @@ import java.util.concurrent.TimeUnit;
  * microseconds on a virtual machine) was one per two or three replies, and the largest single cost
  * the protocol added to a call over NATS (D86 in docs/decisions.md).
  *
- * <p>What is held is bounded: {@link #MAX_HELD} wakes, or {@link #MAX_HOLD_NANOS} since the first,
- * release everything at once, and a lane that holds work arms its watch, which starts a worker
- * within {@link SettleLane#WATCH_NANOS} even if the run never ends (a transport that forgot to say
- * so, a thread that died). Per thread, so never contended.
+ * <p>What is held is bounded: {@link #MAX_HELD} wakes, or {@link #MAX_HOLD_NANOS} since the first
+ * (checked at each delivery), release everything at once, and a lane that holds work arms a rescue
+ * that starts a worker at the timer thread's next look, within {@link Scheduler#MAX_SLEEP_NANOS},
+ * even if the run never ends (a transport that forgot to say so, a thread that died). Per thread,
+ * so never contended.
  */
 public final class HeldWakeups {
   /** Wakes held before the first is released anyway. */

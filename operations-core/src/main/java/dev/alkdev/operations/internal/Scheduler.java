@@ -70,7 +70,7 @@ public final class Scheduler {
 
   /** Runs {@code task} after {@code nanos}, on one of the task threads. */
   public static Timer schedule(Runnable task, long nanos) {
-    return add(task, nanos);
+    return add(task, nanos, true);
   }
 
   /**
@@ -80,7 +80,16 @@ public final class Scheduler {
    * deadline.
    */
   static Timer scheduleQuick(Runnable task, long nanos) {
-    return add(new Quick(task), nanos);
+    return add(new Quick(task), nanos, true);
+  }
+
+  /**
+   * {@link #scheduleQuick}, without waking the timer thread for it: it runs when the thread next
+   * looks, up to {@link #MAX_SLEEP_NANOS} late. For a safety net that is almost never needed and
+   * would otherwise cost a wake-up each time it is armed.
+   */
+  static Timer scheduleQuickLazily(Runnable task, long nanos) {
+    return add(new Quick(task), nanos, false);
   }
 
   /** A task that runs on the timer thread ({@link #scheduleQuick}). */
@@ -91,11 +100,11 @@ public final class Scheduler {
     }
   }
 
-  private static Timer add(Runnable task, long nanos) {
+  private static Timer add(Runnable task, long nanos, boolean wake) {
     long due = System.nanoTime() + Math.max(0, nanos);
     Key key = new Key(due, SEQUENCE.getAndIncrement());
     TIMERS.put(key, task);
-    if (sleeping && due - nextWake < 0) {
+    if (wake && sleeping && due - nextWake < 0) {
       LockSupport.unpark(THREAD);
     }
     return () -> TIMERS.remove(key);

@@ -12,11 +12,12 @@ import java.util.function.Consumer;
  * Runs work handed over by a transport's I/O thread, a burst at a time: tasks queue, and one worker
  * thread runs them one after the other, so a burst of 64 replies costs one wake-up instead of 64
  * (D82). A task may run users' code that blocks; then the tasks queued behind it must not wait for
- * it (D73). A watch looks {@link #WATCH_NANOS} after work was queued behind a busy worker, or
- * queued while a transport's run of deliveries held the wake-up back (D86): if no task finished
- * meanwhile and some still wait, it starts another worker. So a blocking task delays the others by
- * about that much, once, and takes only its own thread; while work flows, the watch costs one look
- * per {@link #WATCH_NANOS} on the timer thread.
+ * it (D73). A watch looks {@link #WATCH_NANOS} after work was queued behind a busy worker: if no
+ * task finished meanwhile and some still wait, it starts another worker. So a blocking task delays
+ * the others by about that much, once, and takes only its own thread; while work flows, the watch
+ * costs one look per {@link #WATCH_NANOS} on the timer thread. Work queued while a transport's run
+ * of deliveries holds the wake-up back (D86) gets its worker when the run ends, or from a rescue
+ * look at the timer thread's next wake-up if the run never ends.
  *
  * @param <T> what is queued
  */
@@ -32,6 +33,8 @@ final class SettleLane<T> {
   private final Runnable worker = this::work;
   private final Runnable watch = this::onWatch;
   private final Runnable wake = this::wake;
+  private final AtomicBoolean rescuing = new AtomicBoolean();
+  private final Runnable rescue = this::onRescue;
   // Changes whenever a worker finishes a task (racy increments by several workers still change
   // it): the watch compares it with what it saw when it was armed.
   private volatile long progress;
@@ -51,7 +54,7 @@ final class SettleLane<T> {
     queue.add(item);
     if (workers.get() == 0) {
       if (HeldWakeups.hold(wake)) {
-        armWatch(); // a run that never ends still gets its work done, by the watch
+        armRescue(); // a run that never ends still gets its work done
         return;
       }
       if (workers.compareAndSet(0, 1)) {
@@ -67,6 +70,22 @@ final class SettleLane<T> {
     if (!watching.get() && watching.compareAndSet(false, true)) {
       arm();
     }
+  }
+
+  /**
+   * Arms the rescue of work held by a run of deliveries that never ends (a transport that forgot to
+   * end it, a thread that died): a look on the timer thread at its next wake-up, within {@link
+   * Scheduler#MAX_SLEEP_NANOS}, that costs no wake-up of its own (one per run would).
+   */
+  private void armRescue() {
+    if (!rescuing.get() && rescuing.compareAndSet(false, true)) {
+      Scheduler.scheduleQuickLazily(rescue, WATCH_NANOS);
+    }
+  }
+
+  private void onRescue() {
+    rescuing.set(false);
+    wake(); // a worker for whatever waits without one, held by a live run or not
   }
 
   /** At the end of a run of deliveries: starts a worker for what it queued, unless one runs. */

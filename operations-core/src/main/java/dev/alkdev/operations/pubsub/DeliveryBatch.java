@@ -9,12 +9,16 @@ import java.util.Objects;
  * so the call protocol can wake the thread that completes reply futures once per run instead of
  * once per reply (D86). Purely a hint: a transport that never uses it loses nothing but that
  * saving, and what the protocol holds back during a run is released when the run ends, after 64
- * held wake-ups or 100 microseconds, and in any case within about a millisecond.
+ * held wake-ups or 100 microseconds (checked at each delivery), and in any case within about 50
+ * milliseconds.
  *
  * <pre>{@code
  * // on the I/O thread, for each message of a non-blocking subscription
  * DeliveryBatch.deliver(() -> mailbox.offer(message), queuedBehindThisOne > 0);
  * }</pre>
+ *
+ * <p>A transport that cannot tell whether more follow, but learns when a read's messages are all
+ * delivered, passes {@code true} and calls {@link #endRun} then.
  */
 public final class DeliveryBatch {
   private DeliveryBatch() {}
@@ -36,5 +40,15 @@ public final class DeliveryBatch {
     } finally {
       HeldWakeups.afterDelivery(!moreFollow);
     }
+  }
+
+  /**
+   * Ends this thread's run of deliveries and releases what it held: for a transport that learns
+   * that a run is over only after its last delivery (an event loop's task that runs once the
+   * messages of one read are delivered, each with {@code moreFollow} true). Does nothing when no
+   * run is under way.
+   */
+  public static void endRun() {
+    HeldWakeups.afterDelivery(true);
   }
 }

@@ -168,7 +168,7 @@ class ReplyFutureTest {
       assertThat(deliveredInRun.await(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
       long started = System.nanoTime();
       assertThat(ran.await(WAIT_MS, TimeUnit.MILLISECONDS))
-          .as("the lane's watch starts a worker for work a run held")
+          .as("the lane's rescue starts a worker for work a run held")
           .isTrue();
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(1_000);
     } finally {

@@ -5,7 +5,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.pubsub.DeliveryBatch;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SerialMailbox;
@@ -31,6 +33,8 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,8 +85,9 @@ import org.slf4j.LoggerFactory;
  *       SerialMailbox}; a full mailbox drops and counts (the publisher, on another connection,
  *       cannot be told). Handlers run on the transport's own threads, except those whose subscriber
  *       promised they never block ({@link SubscribeOptions#withNonBlockingHandler()}: the call
- *       protocol's serving side), which start on the event loop (D74). Publish completions always
- *       run on the transport's own threads.
+ *       protocol's serving side), which start on the event loop (D74). A publish's future never
+ *       runs its dependents on the event loop: a thread waiting in {@code get()} completes it, or
+ *       the reply lane does, once per run of answers (D86).
  *   <li>While disconnected, publishes fail at once with UNAVAILABLE: Lettuce's reconnection (which
  *       would replay queued and in-flight commands after its caller gave up) is off; a dropped
  *       connection is replaced by a new one, every subscription made again on it, and the {@link
@@ -229,15 +234,22 @@ public final class RedisPubSub implements PubSub {
     } else {
       sent = publishAfterChanges(current, topic, payload, groups);
     }
-    // Completed off the event loop: whoever waits on a publish must never run on it.
-    return sent.handleAsync(
-        (count, failure) -> {
-          if (failure != null) {
-            throw publishFailure(topic, failure);
-          }
-          return count;
-        },
-        completions);
+    // Whoever waits on a publish must never run on the event loop: the answer is delivered to a
+    // reply future, whose dependents run on the reply lane, one wake-up per run of answers (D86),
+    // and whose waiter in get() completes it on its own thread.
+    ReplyFuture<Integer> result = new ReplyFuture<>();
+    sent.whenComplete(
+        (count, failure) ->
+            EventLoopRuns.deliver(
+                () -> {
+                  if (failure != null) {
+                    result.deliverError(publishFailure(topic, failure));
+                  } else {
+                    result.deliver(count);
+                  }
+                }));
+    result.publish();
+    return result;
   }
 
   /**
@@ -1134,6 +1146,44 @@ public final class RedisPubSub implements PubSub {
     }
   }
 
+  /**
+   * Runs of deliveries on Lettuce's event loops (D86): the messages and command answers of one read
+   * are handed over back to back on the event loop, and a task queued on it runs once they all are
+   * and ends the run, so the replies among them wake the reply lane once.
+   */
+  private static final class EventLoopRuns {
+    // Per event loop thread: whether its run's end is queued.
+    private static final ThreadLocal<boolean[]> END_QUEUED =
+        ThreadLocal.withInitial(() -> new boolean[1]);
+    private static final Runnable END =
+        () -> {
+          END_QUEUED.get()[0] = false;
+          DeliveryBatch.endRun();
+        };
+
+    private EventLoopRuns() {}
+
+    /** Runs {@code delivery} as part of this read's run on an event loop, else just runs it. */
+    static void deliver(Runnable delivery) {
+      boolean[] endQueued = END_QUEUED.get();
+      if (!endQueued[0]) {
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        if (loop == null) {
+          delivery.run(); // not on an event loop (a publish that failed before it was sent)
+          return;
+        }
+        try {
+          loop.execute(END);
+        } catch (RejectedExecutionException shuttingDown) {
+          delivery.run();
+          return;
+        }
+        endQueued[0] = true;
+      }
+      DeliveryBatch.deliver(delivery, true);
+    }
+  }
+
   /** Hands each message off the event loop into its subscriptions' mailboxes. */
   private final class Receiver extends RedisPubSubAdapter<byte[], byte[]> {
     private final Subscriber source;
@@ -1164,9 +1214,13 @@ public final class RedisPubSub implements PubSub {
             limit);
         return;
       }
-      for (RedisSubscription receiver : receivers) {
-        receiver.offer(message == null ? new byte[0] : message);
-      }
+      byte[] payload = message == null ? new byte[0] : message;
+      EventLoopRuns.deliver(
+          () -> {
+            for (RedisSubscription receiver : receivers) {
+              receiver.offer(payload);
+            }
+          });
     }
   }
 
