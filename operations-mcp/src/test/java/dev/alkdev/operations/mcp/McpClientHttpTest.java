@@ -245,6 +245,27 @@ class McpClientHttpTest {
     assertThat(client.operations()).noneMatch(op -> op.spec().name().equals("extra"));
   }
 
+  /**
+   * Refreshes asked for together, around a change, end with the server's latest tools: an older
+   * listing is never applied after a newer one (it was, when listings overlapped, and a removed
+   * tool could come back for good; CI, stop 29).
+   */
+  @Test
+  void refreshesAskedForTogetherEndWithTheServersLatestTools() throws Exception {
+    List<CompletableFuture<List<ToolChange>>> refreshes = new java.util.ArrayList<>();
+    TestTools.addExtra(server.mcp, "coming and going");
+    for (int i = 0; i < 10; i++) {
+      refreshes.add(client.refresh());
+    }
+    server.mcp.removeTool("extra");
+    for (int i = 0; i < 10; i++) {
+      refreshes.add(client.refresh());
+    }
+    CompletableFuture.allOf(refreshes.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+    assertThat(registry.getSpec("test.extra")).isEmpty();
+    assertThat(client.operations()).noneMatch(op -> op.spec().name().equals("extra"));
+  }
+
   private static void awaitSpec(String id, boolean present) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (registry.getSpec(id).isPresent() != present && System.nanoTime() < deadline) {

@@ -65,6 +65,8 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private final List<OperationRegistry> registries = new CopyOnWriteArrayList<>();
   private final Map<Object, ProgressTarget> progressTargets = new ConcurrentHashMap<>();
   private final Object refreshLock = new Object();
+  private CompletableFuture<List<ToolChange>> refreshRunning; // guarded by refreshLock
+  private CompletableFuture<List<ToolChange>> refreshNext; // guarded by refreshLock
   private volatile McpAsyncClient client;
   private volatile Map<String, Tool> tools = Map.of();
   private volatile boolean closed;
@@ -414,13 +416,78 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     return Map.copyOf(renamed);
   }
 
+  /**
+   * One listing at a time: listings that overlapped were applied in the order they completed, so a
+   * listing taken before a tool was removed could land after the one taken since, put the tool
+   * back, and stay (no notification follows). A refresh asked for while one runs joins the next,
+   * which starts when the running one ends, and so lists what the server has after every
+   * notification that asked for it.
+   */
   @Override
   public CompletableFuture<List<ToolChange>> refresh() {
     if (closed) {
-      return CompletableFuture.failedFuture(
-          CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " is closed"));
+      return CompletableFuture.failedFuture(closedError());
     }
-    return listAllTools().thenApply(listed -> apply(toolMap(listed)));
+    CompletableFuture<List<ToolChange>> start;
+    synchronized (refreshLock) {
+      if (refreshRunning != null) {
+        if (refreshNext == null) {
+          refreshNext = new CompletableFuture<>();
+        }
+        return refreshNext;
+      }
+      start = new CompletableFuture<>();
+      refreshRunning = start;
+    }
+    runRefresh(start);
+    return start;
+  }
+
+  private void runRefresh(CompletableFuture<List<ToolChange>> result) {
+    CompletableFuture<List<McpSchema.Tool>> listing;
+    try {
+      listing = listAllTools();
+    } catch (RuntimeException e) {
+      listing = CompletableFuture.failedFuture(e);
+    }
+    listing.whenComplete(
+        (listed, error) -> {
+          List<ToolChange> changes = null;
+          Throwable failure = error;
+          if (failure == null) {
+            try {
+              changes = apply(toolMap(listed));
+            } catch (RuntimeException e) {
+              failure = e;
+            }
+          }
+          CompletableFuture<List<ToolChange>> next;
+          synchronized (refreshLock) {
+            next = refreshNext;
+            refreshNext = null;
+            refreshRunning = next; // null when nobody waits
+          }
+          if (failure == null) {
+            result.complete(changes);
+          } else {
+            result.completeExceptionally(failure);
+          }
+          if (next == null) {
+            return;
+          }
+          if (closed) {
+            synchronized (refreshLock) {
+              refreshRunning = null;
+            }
+            next.completeExceptionally(closedError());
+          } else {
+            runRefresh(next);
+          }
+        });
+  }
+
+  private CallError closedError() {
+    return CallError.of(ErrorCode.UNAVAILABLE, "MCP client " + name + " is closed");
   }
 
   private List<ToolChange> apply(Map<String, Tool> fresh) {
