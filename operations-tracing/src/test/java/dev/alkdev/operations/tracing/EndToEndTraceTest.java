@@ -146,7 +146,13 @@ class EndToEndTraceTest {
       // The upstream request carries B's span as its parent.
       assertThat(upstreamTraceparents)
           .containsExactly("00-" + TRACE_ID + "-" + item.getSpanId() + "-01");
-      // Each node's metrics count its step, as served calls that went well.
+      // Each node's metrics count its step, as served calls that went well. A call's observers end
+      // one after the other, so the spans can be finished a moment before the timers count.
+      long metered = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while ((servedOk(metersA, "edge.item") < 1 || servedOk(metersB, "items.getItem") < 1)
+          && System.nanoTime() < metered) {
+        Thread.sleep(10);
+      }
       assertThat(
               metersA
                   .get("operations.calls")
@@ -164,5 +170,15 @@ class EndToEndTraceTest {
     } finally {
       upstream.stop(0);
     }
+  }
+
+  private static long servedOk(
+      io.micrometer.core.instrument.MeterRegistry meters, String operation) {
+    io.micrometer.core.instrument.Timer timer =
+        meters
+            .find("operations.calls")
+            .tags("operation", operation, "origin", "served", "outcome", "OK")
+            .timer();
+    return timer == null ? 0 : timer.count();
   }
 }
