@@ -153,6 +153,17 @@ public final class ReplyFuture<T> extends CompletableFuture<T> {
     }
   }
 
+  /**
+   * Runs {@code task} on the reply lane, never on this thread: for the rare work an I/O thread must
+   * not do itself (it may run users' code), found by a check that may run inline.
+   */
+  public static void runOnLane(Runnable task) {
+    ReplyFuture<Void> hop = new ReplyFuture<>();
+    hop.whenComplete((ignored, never) -> task.run());
+    hop.publish();
+    hop.deliver(null);
+  }
+
   /** {@link #whenCompleteInline} when {@code future} is a reply future, else whenComplete. */
   public static <T> void whenCompleteInline(
       CompletableFuture<T> future, BiConsumer<? super T, ? super Throwable> action) {

@@ -8,6 +8,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
@@ -442,14 +443,13 @@ public final class CallHandler implements AutoCloseable {
 
   /** Publishes an answer that belongs to no served call (a malformed or misrouted request). */
   private void send(String replyTo, CallEvent.CallScoped event) {
-    pubsub
-        .publish(replyTo, CallEvents.encodeReply(event, pubsub.maxMessageBytes()).bytes())
-        .whenComplete(
-            (receivers, error) -> {
-              if (error != null || receivers == 0) {
-                late.incrementAndGet();
-              }
-            });
+    ReplyFuture.whenCompleteInline(
+        pubsub.publish(replyTo, CallEvents.encodeReply(event, pubsub.maxMessageBytes()).bytes()),
+        (receivers, error) -> {
+          if (error != null || receivers == 0) {
+            late.incrementAndGet();
+          }
+        });
   }
 
   /** One served call's replies: the pipeline's signals, published as call events. */
@@ -568,16 +568,17 @@ public final class CallHandler implements AutoCloseable {
     private void send(CallEvent.CallScoped event) {
       CallEvents.Reply reply = CallEvents.encodeReply(event, pubsub.maxMessageBytes());
       reply.replaced().ifPresent(this::end);
-      pubsub
-          .publish(replyTo, reply.bytes())
-          .whenComplete(
-              (receivers, error) -> {
-                if (error != null || receivers == 0) {
-                  late.incrementAndGet();
-                  // The caller cannot hear us: stop a stream that would keep talking to nobody.
-                  end(CALLER_GONE);
-                }
-              });
+      // The answer is checked where it arrives (a transport's I/O thread, for most): only a
+      // caller found gone costs a hop, since ending the call runs its cancellation's listeners.
+      ReplyFuture.whenCompleteInline(
+          pubsub.publish(replyTo, reply.bytes()),
+          (receivers, error) -> {
+            if (error != null || receivers == 0) {
+              late.incrementAndGet();
+              // The caller cannot hear us: stop a stream that would keep talking to nobody.
+              ReplyFuture.runOnLane(() -> end(CALLER_GONE));
+            }
+          });
     }
   }
 
@@ -639,7 +640,7 @@ public final class CallHandler implements AutoCloseable {
      */
     public Builder nodeId(String nodeId) {
       Objects.requireNonNull(nodeId, "nodeId");
-      if (nodeId.isEmpty() || nodeId.length() > 64 || !nodeId.matches("[A-Za-z0-9_-]+")) {
+      if (!CallOptions.isValidNodeId(nodeId)) {
         throw new IllegalArgumentException(
             "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
       }

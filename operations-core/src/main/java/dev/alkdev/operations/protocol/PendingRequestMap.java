@@ -369,19 +369,19 @@ public final class PendingRequestMap implements AutoCloseable {
     if (pending.get(call.requestId) != call) {
       return; // the signal was cancelled already: the call ended before it was sent
     }
-    pubsub
-        .publish(requestTopic(request.operationId(), options), bytes)
-        .whenComplete(
-            (receivers, error) -> {
-              if (error != null) {
-                end(call, asCallError(error));
-              } else if (receivers == 0) {
-                end(
-                    call,
-                    CallError.of(
-                        ErrorCode.NO_RESPONDERS, "Nothing serves " + request.operationId()));
-              }
-            });
+    // Inline: ending a call only delivers to its result (as a reply on the inbox does), so the
+    // publish's answer needs no thread of its own.
+    ReplyFuture.whenCompleteInline(
+        pubsub.publish(requestTopic(request.operationId(), options), bytes),
+        (receivers, error) -> {
+          if (error != null) {
+            end(call, asCallError(error));
+          } else if (receivers == 0) {
+            end(
+                call,
+                CallError.of(ErrorCode.NO_RESPONDERS, "Nothing serves " + request.operationId()));
+          }
+        });
   }
 
   /** The next {@code call.alive}, an interval from now, on the shared timer. */
@@ -737,13 +737,15 @@ public final class PendingRequestMap implements AutoCloseable {
     }
 
     private void sendDemand(long n) {
-      publish(ProtocolTopics.CONTROL, new CallEvent.Demand(requestId, n))
-          .whenComplete(
-              (receivers, error) -> {
-                if (error != null) {
-                  abandon(this, asCallError(error));
-                }
-              });
+      // Inline, as the request's own answer in start(): abandoning only delivers to the call,
+      // which onInbox() also does on the delivering thread.
+      ReplyFuture.whenCompleteInline(
+          publish(ProtocolTopics.CONTROL, new CallEvent.Demand(requestId, n)),
+          (receivers, error) -> {
+            if (error != null) {
+              abandon(this, asCallError(error));
+            }
+          });
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CallOptionsTest {
@@ -93,5 +94,20 @@ class CallOptionsTest {
         .hasMessageContaining("node id");
     assertThatThrownBy(() -> CallOptions.defaults().withNode(null))
         .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void nodeIdsAreOneToSixtyFourLettersDigitsUnderscoresOrDashes() {
+    String longest = "a".repeat(64);
+    for (String ok : List.of("a", "Z9", "node_1-B", "-", "_", longest)) {
+      assertThat(CallOptions.defaults().withNode(ok).node()).contains(ok);
+    }
+    for (String bad :
+        List.of("", longest + "a", "a.b", "a b", "a/b", "a*", "a>", "é", "a\n", "ops.node")) {
+      assertThatThrownBy(() -> CallOptions.defaults().withNode(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("node id");
+    }
   }
 }
