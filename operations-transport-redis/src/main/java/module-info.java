@@ -6,6 +6,8 @@ module dev.alkdev.operations.transport.redis {
   requires transitive dev.alkdev.operations.core;
   requires lettuce.core;
   requires io.netty.common;
+  requires io.netty.transport;
+  requires io.netty.handler;
   requires org.slf4j;
 
   exports dev.alkdev.operations.transport.redis;

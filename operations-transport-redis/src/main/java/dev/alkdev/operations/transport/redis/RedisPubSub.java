@@ -14,7 +14,9 @@ import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.pubsub.TransportCounters;
 import dev.alkdev.operations.pubsub.TransportStats;
+import dev.alkdev.operations.transport.redis.internal.ConsolidatedFlushes;
 import dev.alkdev.operations.transport.redis.internal.Groups;
+import dev.alkdev.operations.transport.redis.internal.PinnedEventLoop;
 import dev.alkdev.operations.transport.redis.internal.RateLimitedWarning;
 import io.lettuce.core.ClientListArgs;
 import io.lettuce.core.ClientOptions;
@@ -112,6 +114,7 @@ public final class RedisPubSub implements PubSub {
   private final RedisOptions options;
   private final String name;
   private final String clientId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+  private final ClientResources resources; // the shared ones, with this transport's own loop
   private final RedisClient client;
   private final ExecutorService delivery;
   private final ExecutorService completions;
@@ -148,7 +151,21 @@ public final class RedisPubSub implements PubSub {
   private RedisPubSub(RedisOptions options) {
     this.options = options;
     this.name = options.connectionName().orElse("ops") + "-" + INSTANCES.incrementAndGet();
-    this.client = RedisClient.create(resources());
+    ClientResources shared = resources();
+    // The transport's own resources: the shared ones (D87), with all its connections on one of
+    // the shared event loops and their flushes consolidated. Every component is the shared one's,
+    // so this one's shutdown stops none of them (ClientResources.mutate() would: its copies own
+    // what the original owned).
+    this.resources =
+        DefaultClientResources.builder()
+            .eventLoopGroupProvider(new PinnedEventLoop(shared.eventLoopGroupProvider()))
+            .nettyCustomizer(new ConsolidatedFlushes())
+            .eventExecutorGroup(shared.eventExecutorGroup())
+            .timer(shared.timer())
+            .eventBus(shared.eventBus())
+            .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+            .build();
+    this.client = RedisClient.create(this.resources);
     this.client.setOptions(clientOptions(options));
     this.delivery = pool("ops-" + name + "-delivery-", Math.max(4, cpus()));
     // Apart from handlers, so handlers that wait (for a publish, say) never hold up its answer.
@@ -172,7 +189,7 @@ public final class RedisPubSub implements PubSub {
       control.shutdownNow();
       delivery.shutdownNow();
       completions.shutdownNow();
-      client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+      shutDownClient();
       throw e;
     }
     long every = options.pingInterval().toNanos();
@@ -543,7 +560,7 @@ public final class RedisPubSub implements PubSub {
     }
     // Closes every connection the client still has open (closing them one by one as well would
     // close them twice).
-    client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+    shutDownClient();
     delivery.shutdownNow();
     completions.shutdownNow();
   }
@@ -559,6 +576,16 @@ public final class RedisPubSub implements PubSub {
   }
 
   // ------------------------------------------------------------------ the connections
+
+  /**
+   * Closes the client's connections and gives its loop back; the transport's own resources share
+   * every component with the shared ones, so their shutdown only marks them done.
+   */
+  private void shutDownClient() {
+    client
+        .shutdownAsync(0, 2, TimeUnit.SECONDS)
+        .whenComplete((ok, failed) -> resources.shutdown(0, 0, TimeUnit.SECONDS));
+  }
 
   private static ClientResources resources() {
     synchronized (RESOURCES_LOCK) {
