@@ -124,17 +124,21 @@ public class NatsCallBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
-    if (calls.stats().pending() != 0) {
-      throw new IllegalStateException("calls left pending: " + calls.stats());
+    try {
+      if (calls.stats().pending() != 0) {
+        throw new IllegalStateException("calls left pending: " + calls.stats());
+      }
+      calls.close();
+      handler.close();
+      registry.close();
+      calling.close();
+      serving.close();
+      rawCalling.close();
+      rawServing.close();
+    } finally {
+      // Whatever failed above, the server this benchmark started does not outlive it.
+      server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
-    calls.close();
-    handler.close();
-    registry.close();
-    calling.close();
-    serving.close();
-    rawCalling.close();
-    rawServing.close();
-    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
 
   /** The process id of the benchmark's {@code nats-server}, for {@link NatsCallCpu}. */

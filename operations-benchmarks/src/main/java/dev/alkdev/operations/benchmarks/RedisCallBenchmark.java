@@ -183,21 +183,25 @@ public class RedisCallBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
-    if (calls.stats().pending() != 0) {
-      throw new IllegalStateException("calls left pending: " + calls.stats());
+    try {
+      if (calls.stats().pending() != 0) {
+        throw new IllegalStateException("calls left pending: " + calls.stats());
+      }
+      calls.close();
+      handler.close();
+      registry.close();
+      calling.close();
+      serving.close();
+      catalog.close();
+      node.close();
+      nodeRegistry.close();
+      catalogSide.close();
+      nodeSide.close();
+      rawClient.shutdown(0, 2, TimeUnit.SECONDS); // closes its connections
+    } finally {
+      // Whatever failed above, the server this benchmark started does not outlive it.
+      server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
-    calls.close();
-    handler.close();
-    registry.close();
-    calling.close();
-    serving.close();
-    catalog.close();
-    node.close();
-    nodeRegistry.close();
-    catalogSide.close();
-    nodeSide.close();
-    rawClient.shutdown(0, 2, TimeUnit.SECONDS); // closes its connections
-    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
 
   private CompletableFuture<byte[]> rawRequest() {
