@@ -68,8 +68,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #maxMessageBytes()} is the smaller of the configured limit and the server's {@code
  *       max_payload}.
  *   <li>While the connection is down, publishes fail at once with UNAVAILABLE (never buffered to be
- *       sent after the caller gave up), the {@link #onDisconnect} actions run, and jnats reconnects
- *       and restores the subscriptions.
+ *       sent after the caller gave up), the {@link #onDisconnect} actions run, and a new connection
+ *       replaces the dropped one; every subscription is made again on it before anything may
+ *       publish on it.
  *   <li>Payload identities are not trusted ({@link #trustsPayloadIdentity()} is false).
  * </ul>
  *
@@ -117,6 +118,7 @@ public final class NatsPubSub implements PubSub {
         Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-control-"));
     try {
       this.link = open();
+      this.link.markRestored(); // nothing is subscribed yet
     } catch (IOException | InterruptedException | RuntimeException e) {
       control.shutdownNow();
       delivery.shutdownNow();
@@ -187,6 +189,7 @@ public final class NatsPubSub implements PubSub {
     if (!current.isUp()) {
       return refuse(topic);
     }
+    current.awaitRestored();
     try {
       CompletableFuture<Integer> sent = current.probes.publish(topic, payload);
       traffic.published(payload.length); // handed to the connection's outgoing queue
@@ -291,7 +294,8 @@ public final class NatsPubSub implements PubSub {
 
   /** Whether the connection is up at the moment. */
   public boolean isConnected() {
-    return !closed.get() && link.isUp();
+    Link current = link;
+    return !closed.get() && current.isUp() && current.isRestored();
   }
 
   /** The counters of this transport since it connected. */
@@ -415,15 +419,30 @@ public final class NatsPubSub implements PubSub {
       Thread.currentThread().interrupt();
       return;
     }
-    synchronized (reconnecting) {
-      if (closed.get()) {
-        discard(fresh);
-        return;
-      }
-      link = fresh;
-    }
-    for (NatsSubscription subscription : subscriptions) {
-      subscription.attach(fresh);
+    // Every subscription is made again on the new connection before anything publishes on it: the
+    // server reads a connection in order, so a request sent on it always finds its caller's reply
+    // subscription there (published first, the answer could come before the inbox was back and be
+    // dropped). The link is in use meanwhile, so a handler that answers a request the new
+    // connection brought publishes on it too, once the subscriptions are queued (no round trip).
+    boolean inUse =
+        fresh.restoring(
+            () -> {
+              synchronized (reconnecting) {
+                if (closed.get()) {
+                  discard(fresh);
+                  return false;
+                }
+                link = fresh;
+              }
+              // Also those made meanwhile: they read the link after registering; attaching is
+              // idempotent per link.
+              for (NatsSubscription subscription : subscriptions) {
+                subscription.attach(fresh);
+              }
+              return true;
+            });
+    if (!inUse) {
+      return;
     }
     reconnects.incrementAndGet();
     LOG.info(
@@ -495,6 +514,9 @@ public final class NatsPubSub implements PubSub {
    */
   private static final class Link {
     private final AtomicBoolean down = new AtomicBoolean();
+    // Held while the subscriptions are made again on this connection; publishes wait for it.
+    private final Object restoring = new Object();
+    private volatile boolean restored;
     private volatile Connection connection;
     private volatile Dispatcher dispatcher;
     private volatile Dispatcher nonBlockingDispatcher;
@@ -513,6 +535,38 @@ public final class NatsPubSub implements PubSub {
 
     boolean isUp() {
       return !down.get() && connection.getStatus() == Connection.Status.CONNECTED;
+    }
+
+    /**
+     * Runs {@code restore} with publishes on this link held back until it returns, and returns its
+     * answer. False from it leaves the link unrestored: it was never used.
+     */
+    boolean restoring(java.util.function.BooleanSupplier restore) {
+      synchronized (restoring) {
+        restored = restore.getAsBoolean();
+        return restored;
+      }
+    }
+
+    /** Marks a link whose connection had no subscriptions to restore. */
+    void markRestored() {
+      restored = true;
+    }
+
+    boolean isRestored() {
+      return restored;
+    }
+
+    /**
+     * Returns once this link's subscriptions are made again: at once in the steady state, else
+     * after queueing them (milliseconds, no network round trip).
+     */
+    void awaitRestored() {
+      if (!restored) {
+        synchronized (restoring) {
+          // nothing: entering the monitor waits for the restoration to end
+        }
+      }
     }
 
     /** True the first time only. */
