@@ -182,6 +182,40 @@ class HostileRequestTest extends GatewayTestSupport {
         .hasValue("https://app.example");
   }
 
+  /**
+   * A refusal sent before the body was read must not leave the client a pooled connection that the
+   * gateway then closes: the JDK client sends a POST's body after its headers, so the unread body
+   * makes Jetty drop the connection once the answer is out. Without "Connection: close" on the
+   * answer, the next POST on that connection fails with no response (a POST is not retried).
+   */
+  @Test
+  void aRefusalBeforeTheBodyIsReadClosesTheConnectionItCannotReuse() throws Exception {
+    // The body has not arrived when the refusal is written: the answer says the connection ends.
+    String early =
+        raw(
+            "POST /ops/demo.echo HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 15\r\n\r\n");
+    assertThat(early).startsWith("HTTP/1.1 403").containsIgnoringCase("Connection: close");
+    // A body that came with the headers is discarded and the connection stays usable.
+    String whole =
+        raw(
+            "POST /ops/demo.echo HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 15\r\n\r\n"
+                + "{\"message\":\"x\"}"
+                + "GET /ops/demo.echo?message=y HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Connection: close\r\n\r\n");
+    assertThat(whole).startsWith("HTTP/1.1 403").contains("HTTP/1.1 200").contains("\"y\"");
+    // The JDK client, which sends the body after the headers, never meets a connection closed
+    // under it.
+    for (int i = 0; i < 200; i++) {
+      HttpResponse<String> refused = originPost("https://evil.example");
+      assertThat(refused.statusCode()).as("refused, round %d", i).isEqualTo(403);
+      assertThat(originPost("https://app.example").statusCode())
+          .as("allowed, round %d", i)
+          .isEqualTo(200);
+    }
+  }
+
   @Test
   void aCrossSiteGetWithoutOriginIsRefusedByFetchMetadata() throws Exception {
     // What a browser sends for <img src> or a link from another site: no Origin, only the site.

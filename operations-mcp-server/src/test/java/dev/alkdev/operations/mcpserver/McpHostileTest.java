@@ -117,6 +117,43 @@ class McpHostileTest {
     assertThat(client.request("ping", null).get("result").isObject()).isTrue();
   }
 
+  /**
+   * A refusal written before the body arrived (the JDK client sends a POST's body after its
+   * headers) says "Connection: close": Jetty drops such a connection once the answer is out, and a
+   * client not told so would send its next request into it and get no answer. A body that came
+   * along is discarded and the connection serves the next request.
+   */
+  @Test
+  void aRefusalBeforeTheBodyIsReadSaysTheConnectionEnds() throws Exception {
+    String head =
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+            + http.port()
+            + "\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\n"
+            + "Accept: application/json, text/event-stream\r\nContent-Length: 4\r\n\r\n";
+    String early = exchange(head);
+    assertThat(early).startsWith("HTTP/1.1 403").containsIgnoringCase("Connection: close");
+    String whole =
+        exchange(
+            head
+                + "null"
+                + "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+                + http.port()
+                + "\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n");
+    assertThat(whole).startsWith("HTTP/1.1 403").contains("HTTP/1.1 400");
+    assertThat(whole).contains("Mcp-Session-Id header is required");
+  }
+
+  /** Writes {@code request} as it is and reads until the server closes the connection. */
+  private String exchange(String request) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", http.port())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
   @Test
   void anOversizedBodyIs413WhateverTheLengthHeaderSays() throws Exception {
     byte[] huge =

@@ -24,6 +24,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -118,7 +120,7 @@ public final class GatewayHandler extends Handler.Abstract {
     } catch (CallError e) {
       writeError(request, response, callback, e);
     } catch (MethodNotAllowed | UnsupportedType e) {
-      writeRefusal(response, callback, e);
+      writeRefusal(request, response, callback, e);
     } catch (RuntimeException e) {
       LOG.error(
           "The HTTP gateway failed on {} {}",
@@ -469,7 +471,7 @@ public final class GatewayHandler extends Handler.Abstract {
               } catch (CallError e) {
                 writeError(request, response, callback, e);
               } catch (MethodNotAllowed | UnsupportedType e) {
-                writeRefusal(response, callback, e);
+                writeRefusal(request, response, callback, e);
               } catch (RuntimeException e) {
                 LOG.error("The HTTP gateway failed on POST {}", request.getHttpURI().getPath(), e);
                 writeError(
@@ -634,11 +636,30 @@ public final class GatewayHandler extends Handler.Abstract {
     response.write(true, ByteBuffer.wrap(bytes), callback);
   }
 
+  /**
+   * Before an answer that may leave the request's body unread (a refusal, an error met while
+   * reading it): what has arrived is discarded, and if more is still to come the answer says
+   * "Connection: close". Jetty closes such a connection once the exchange ends, since the unread
+   * rest would be taken for the next request; a client not told so keeps it in its pool, and its
+   * next request on it gets no answer at all (a POST is not retried). The JDK client sends a body
+   * after its headers, so this is the usual case for a refused POST, not a rare one.
+   */
+  static void closeUnlessConsumed(Request request, Response response) {
+    if (request.consumeAvailable()) {
+      return;
+    }
+    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
+    if (version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0) {
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+    }
+  }
+
   static void writeError(Request request, Response response, Callback callback, CallError error) {
     if (response.isCommitted()) {
       callback.failed(error);
       return;
     }
+    closeUnlessConsumed(request, response);
     response.getHeaders().remove(HttpHeader.CONTENT_TYPE);
     if (error.code() == ErrorCode.UNAUTHENTICATED) {
       response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
@@ -649,11 +670,13 @@ public final class GatewayHandler extends Handler.Abstract {
     writeJson(response, callback, Errors.status(error), Errors.body(error));
   }
 
-  private static void writeRefusal(Response response, Callback callback, RuntimeException e) {
+  private static void writeRefusal(
+      Request request, Response response, Callback callback, RuntimeException e) {
     if (response.isCommitted()) {
       callback.failed(e);
       return;
     }
+    closeUnlessConsumed(request, response);
     if (e instanceof MethodNotAllowed m) {
       response.getHeaders().put(HttpHeader.ALLOW, m.allow);
       writeJson(

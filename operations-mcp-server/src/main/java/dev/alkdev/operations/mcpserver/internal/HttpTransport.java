@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -94,16 +96,18 @@ final class HttpTransport extends Handler.Abstract {
     }
     String host = request.getHeaders().get(HttpHeader.HOST);
     if (!hostAllowed(host)) {
-      return refuse(response, callback, 403, "Forbidden: Host " + host + " is not allowed");
+      return refuse(
+          request, response, callback, 403, "Forbidden: Host " + host + " is not allowed");
     }
     String origin = request.getHeaders().get(HttpHeader.ORIGIN);
     if (origin != null && !originAllowed(origin)) {
-      return refuse(response, callback, 403, "Forbidden: Origin " + origin + " is not allowed");
+      return refuse(
+          request, response, callback, 403, "Forbidden: Origin " + origin + " is not allowed");
     }
     if (wellKnown) {
       if (!"GET".equals(request.getMethod())) {
         response.getHeaders().put(HttpHeader.ALLOW, "GET");
-        return refuse(response, callback, 405, "Method not allowed");
+        return refuse(request, response, callback, 405, "Method not allowed");
       }
       writeJson(response, callback, 200, metadataJson);
       return true;
@@ -120,13 +124,15 @@ final class HttpTransport extends Handler.Abstract {
                 sent
                     ? challenge("invalid_token", "The token is not valid")
                     : challenge(null, null));
-        return refuse(response, callback, 401, "Unauthorized: a valid bearer token is required");
+        return refuse(
+            request, response, callback, 401, "Unauthorized: a valid bearer token is required");
       }
       identity = who.get();
     }
     String version = request.getHeaders().get(VERSION_HEADER);
     if (version != null && !Protocol.HEADER_VERSIONS.contains(version)) {
       return refuse(
+          request,
           response,
           callback,
           400,
@@ -141,7 +147,7 @@ final class HttpTransport extends Handler.Abstract {
       case "DELETE" -> delete(request, response, callback, identity);
       default -> {
         response.getHeaders().put(HttpHeader.ALLOW, "GET, POST, DELETE");
-        refuse(response, callback, 405, "Method not allowed");
+        refuse(request, response, callback, 405, "Method not allowed");
       }
     }
     return true;
@@ -185,27 +191,36 @@ final class HttpTransport extends Handler.Abstract {
   private void post(Request request, Response response, Callback callback, Identity identity) {
     String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
     if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-      refuse(response, callback, 415, "Unsupported Media Type: send application/json");
+      refuse(request, response, callback, 415, "Unsupported Media Type: send application/json");
       return;
     }
     String accept = request.getHeaders().get(HttpHeader.ACCEPT);
     boolean acceptsSse = accepts(accept, "text/event-stream");
     if (accept != null && !acceptsSse && !accepts(accept, "application/json")) {
       refuse(
-          response, callback, 406, "Not Acceptable: accept application/json and text/event-stream");
+          request,
+          response,
+          callback,
+          406,
+          "Not Acceptable: accept application/json and text/event-stream");
       return;
     }
     int max = engine.config.maxRequestBytes();
     long length = request.getLength();
     if (length > max) {
-      refuse(response, callback, 413, "Payload Too Large: at most " + max + " bytes");
+      refuse(request, response, callback, 413, "Payload Too Large: at most " + max + " bytes");
       return;
     }
     Content.Source.asByteArrayAsync(request, max)
         .whenComplete(
             (body, failure) -> {
               if (failure != null) {
-                refuse(response, callback, 413, "Payload Too Large: at most " + max + " bytes");
+                refuse(
+                    request,
+                    response,
+                    callback,
+                    413,
+                    "Payload Too Large: at most " + max + " bytes");
               } else {
                 message(request, response, callback, identity, body, acceptsSse);
               }
@@ -293,7 +308,7 @@ final class HttpTransport extends Handler.Abstract {
 
   private void get(Request request, Response response, Callback callback, Identity identity) {
     if (!accepts(request.getHeaders().get(HttpHeader.ACCEPT), "text/event-stream")) {
-      refuse(response, callback, 406, "Not Acceptable: GET opens a text/event-stream");
+      refuse(request, response, callback, 406, "Not Acceptable: GET opens a text/event-stream");
       return;
     }
     Optional<Session> session = session(request, response, callback, identity);
@@ -396,8 +411,10 @@ final class HttpTransport extends Handler.Abstract {
     return value.contains(type) || value.contains("*/*");
   }
 
-  private static boolean refuse(Response response, Callback callback, int status, String message) {
+  private static boolean refuse(
+      Request request, Response response, Callback callback, int status, String message) {
     LOG.debug("MCP HTTP request refused with {}: {}", status, message);
+    closeUnlessConsumed(request, response);
     rpcError(
         response,
         callback,
@@ -410,6 +427,22 @@ final class HttpTransport extends Handler.Abstract {
   private static void rpcError(
       Response response, Callback callback, int status, int code, String message) {
     writeJson(response, callback, status, Json.bytes(Json.error(null, code, message, null)));
+  }
+
+  /**
+   * Before a refusal that may leave the request's body unread: what has arrived is discarded, and
+   * if more is still to come the answer says "Connection: close". Jetty closes such a connection
+   * once the exchange ends; a client not told so reuses it from its pool and its next request gets
+   * no answer (the HTTP gateway does the same, D89).
+   */
+  private static void closeUnlessConsumed(Request request, Response response) {
+    if (request.consumeAvailable()) {
+      return;
+    }
+    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
+    if (version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0) {
+      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+    }
   }
 
   static void writeJson(Response response, Callback callback, int status, byte[] body) {
