@@ -138,14 +138,56 @@ class OpsJarIT {
       // loaded machine can take longer than a one-shot caller's quiet period): wait until a
       // caller sees it, as its heartbeats guarantee within one interval.
       long seen = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (!CliRun.run("--no-demo", "--nats", natsUrl, "list").out().contains("demo.echo")) {
-        assertThat(System.nanoTime()).as("no caller saw ops serve's node").isLessThan(seen);
+      CliRun list;
+      while (!(list = CliRun.run("--no-demo", "--nats", natsUrl, "list"))
+          .out()
+          .contains("demo.echo")) {
+        CliRun last = list;
+        assertThat(System.nanoTime())
+            .as(
+                () ->
+                    "no caller saw ops serve's node; the last list exited "
+                        + last.code()
+                        + ", out: "
+                        + last.out()
+                        + ", err: "
+                        + last.err()
+                        + "; ops serve's log: "
+                        + readQuietly(errFile)
+                        + "; its threads: "
+                        + threadDump(process))
+            .isLessThan(seen);
         Thread.sleep(100);
       }
       return process;
     } catch (Throwable failure) {
       process.destroyForcibly();
       throw failure;
+    }
+  }
+
+  /** The threads of {@code process} (a JVM), for a failure's message; never throws. */
+  private static String threadDump(Process process) {
+    try {
+      Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+      Process dump =
+          new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      byte[] out = dump.getInputStream().readAllBytes();
+      dump.waitFor(10, TimeUnit.SECONDS);
+      dump.destroyForcibly();
+      return new String(out, StandardCharsets.UTF_8);
+    } catch (Exception e) {
+      return "(no thread dump: " + e + ")";
+    }
+  }
+
+  private static String readQuietly(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      return "(unreadable: " + e + ")";
     }
   }
 

@@ -108,6 +108,7 @@ final class NodeTable {
       node.inFlight = heartbeat.inFlight();
       if (heartbeat.draining() && !node.leaving) {
         node.leaving = true;
+        lastNews = System.nanoTime();
         reindex();
       }
       ask = needsSpecs(node);
@@ -126,6 +127,7 @@ final class NodeTable {
       }
       if (!node.leaving) {
         node.leaving = true; // its running calls finish; no new ones go there
+        lastNews = System.nanoTime();
         reindex();
       }
       if (bye.drainMillis() == 0) {
@@ -187,8 +189,12 @@ final class NodeTable {
 
   /**
    * A discovery message arrived and is being read: reading a hello builds its specs (JSON Schemas
-   * compiled), which can take longer than the quiet period on a cold JVM, so it counts as news from
-   * its arrival until it is read.
+   * compiled), which can take longer than the quiet period on a cold JVM, so the catalog is not
+   * settled while one is read ({@link #isReading}). The message itself is not news: a heartbeat of
+   * a node known with its specs changes nothing, and counting every message would keep a caller
+   * from ever settling among nodes whose heartbeats, together, come more often than its quiet
+   * period (a fast heartbeat, many nodes, or a quiet period stretched by a loaded machine). What a
+   * message brings that is new (a node, specs) marks the news itself.
    */
   void reading(boolean started) {
     if (started) {
@@ -196,7 +202,6 @@ final class NodeTable {
     } else {
       reading.decrementAndGet();
     }
-    lastNews = System.nanoTime();
   }
 
   /** Whether a discovery message is being read now. */

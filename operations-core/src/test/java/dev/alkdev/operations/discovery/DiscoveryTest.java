@@ -132,6 +132,26 @@ class DiscoveryTest {
 
   // ------------------------------------------------------------------ discovery
 
+  /**
+   * Heartbeats of nodes known with their specs are not news: a caller settles among nodes whose
+   * heartbeats, together, come far more often than its quiet period (here one every ~3 ms against
+   * 150 ms), as `ops list` must among many nodes or on a loaded machine.
+   */
+  @Test
+  void aCatalogSettlesAmongNodesThatHeartbeatMoreOftenThanItsQuietPeriod() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      OperationRegistry registry = registry();
+      registry.register(ECHO, Handler.blocking((in, ctx) -> in));
+      node("fast-" + i, registry, Duration.ofMillis(300), Duration.ofMillis(10));
+    }
+    RemoteCatalog catalog = catalog(Routing.ROUND_ROBIN);
+    assertThat(catalog.awaitSettled(Duration.ofMillis(150), Duration.ofSeconds(10)))
+        .as("settled within 10 s")
+        .isTrue();
+    assertThat(catalog.nodes()).hasSize(3).allMatch(RemoteNode::specsKnown);
+    assertThat(catalog.list()).extracting(OperationSpec::id).contains("demo.echo");
+  }
+
   @Test
   void nodesAppearWithTheirFullSpecsWhetherTheCallerCameFirstOrLast() throws Exception {
     RemoteCatalog early = catalog(Routing.LEAST_IN_FLIGHT);
