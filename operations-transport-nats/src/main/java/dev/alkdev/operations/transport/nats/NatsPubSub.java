@@ -226,7 +226,15 @@ public final class NatsPubSub implements PubSub {
     // Registered before attaching: a reconnection that starts meanwhile attaches it to the new
     // connection if this thread attaches it to the old one.
     subscriptions.add(subscription);
-    subscription.attach(link);
+    try {
+      subscription.attach(link);
+    } catch (RuntimeException e) {
+      // jnats refused it (a subject its protocol cannot carry, say): not kept, or every
+      // reconnection would try it again.
+      subscriptions.remove(subscription);
+      subscription.mailbox.close();
+      throw e;
+    }
     if (closed.get()) { // closed meanwhile: close() may have missed it
       subscription.close();
       throw closedError();
@@ -334,7 +342,12 @@ public final class NatsPubSub implements PubSub {
     for (NatsSubscription subscription : subscriptions) {
       subscription.mailbox.close();
     }
-    Link last = link;
+    Link last;
+    // A reconnection checks closed and installs its link under this lock: either it installed it
+    // before (and it is closed here), or it sees closed and discards its connection itself.
+    synchronized (reconnecting) {
+      last = link;
+    }
     last.probes.failAll(closedError());
     runDisconnectActions();
     control.shutdownNow();
@@ -437,12 +450,20 @@ public final class NatsPubSub implements PubSub {
               // Also those made meanwhile: they read the link after registering; attaching is
               // idempotent per link.
               for (NatsSubscription subscription : subscriptions) {
-                subscription.attach(fresh);
+                try {
+                  subscription.attach(fresh);
+                } catch (RuntimeException e) {
+                  LOG.error("{}: could not subscribe to {} again", name, subscription.topic(), e);
+                }
               }
               return true;
             });
     if (!inUse) {
       return;
+    }
+    if (fresh.connection.getStatus() != Connection.Status.CONNECTED) {
+      // It dropped before it was installed: its event was taken for an old connection's.
+      lost(fresh);
     }
     reconnects.incrementAndGet();
     LOG.info(
@@ -569,6 +590,11 @@ public final class NatsPubSub implements PubSub {
       }
     }
 
+    /** Whether this link's connection dropped (it is being, or has been, replaced). */
+    boolean isDropped() {
+      return down.get();
+    }
+
     /** True the first time only. */
     boolean markDown() {
       return down.compareAndSet(false, true);
@@ -631,7 +657,9 @@ public final class NatsPubSub implements PubSub {
 
     /** Subscribes on {@code target}'s connection, unless it is there already or ended. */
     synchronized void attach(Link target) {
-      if (ended.get() || attachedTo == target) {
+      // Not to a dropped link: a subscribe() that read the link just before a reconnection must
+      // not move a subscription the reconnection already made on the new one back to the old.
+      if (ended.get() || attachedTo == target || target.isDropped()) {
         return;
       }
       if (nats != null) {

@@ -244,6 +244,46 @@ class NatsPubSubTest {
     }
 
     @Test
+    void aSubscriptionMadeDuringAnOutageIsMadeOnTheNextConnection() throws Exception {
+      try (NatsServer own = NatsServer.start()) {
+        NatsPubSub publisher = connect(own.url());
+        NatsPubSub subscriber = connect(own.url());
+        own.kill();
+        eventually("the outage seen", () -> !subscriber.isConnected());
+        Inbox inbox = new Inbox();
+        subscriber.subscribe("made.meanwhile", SubscribeOptions.defaults(), inbox);
+        own.restart();
+        eventually("both reconnected", () -> publisher.isConnected() && subscriber.isConnected());
+        subscriber.flush(WAIT);
+        assertThat(publisher.publish("made.meanwhile", bytes("hello")).get(5, TimeUnit.SECONDS))
+            .isEqualTo(1);
+        assertThat(inbox.texts(1)).containsExactly("hello");
+      }
+    }
+
+    @Test
+    void aSubscriptionJnatsRefusesIsNotKeptForTheNextConnection() throws Exception {
+      try (NatsServer own = NatsServer.start()) {
+        NatsPubSub subscriber = connect(own.url());
+        String huge = "big." + "x".repeat(8_000);
+        assertThatThrownBy(() -> subscriber.subscribe(huge, SubscribeOptions.defaults(), m -> {}))
+            .isInstanceOf(RuntimeException.class);
+        Inbox inbox = new Inbox();
+        subscriber.subscribe("after.refusal", SubscribeOptions.defaults(), inbox);
+        own.kill();
+        eventually("the outage seen", () -> !subscriber.isConnected());
+        own.restart();
+        eventually("reconnected", subscriber::isConnected);
+        NatsPubSub publisher = connect(own.url());
+        subscriber.flush(WAIT);
+        assertThat(publisher.publish("after.refusal", bytes("still")).get(5, TimeUnit.SECONDS))
+            .as("the subscriptions after the refused one were made again")
+            .isEqualTo(1);
+        assertThat(inbox.texts(1)).containsExactly("still");
+      }
+    }
+
+    @Test
     void connectingToNothingFailsWithUnavailable() throws Exception {
       int nobody = NatsServer.freePort();
       assertThatThrownBy(
