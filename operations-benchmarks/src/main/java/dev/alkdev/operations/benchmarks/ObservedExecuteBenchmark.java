@@ -70,6 +70,7 @@ public class ObservedExecuteBenchmark {
   private OperationRegistry tracedNoop;
   private OperationRegistry passThrough;
   private OperationRegistry meteredNoHistogram;
+  private OperationRegistry observedNoop;
   private SdkTracerProvider tracerProvider;
   private SdkTracerProvider sampledOffProvider;
   private Tracer floorTracer;
@@ -112,6 +113,12 @@ public class ObservedExecuteBenchmark {
                 .interceptor(
                     OperationMetrics.builder(new SimpleMeterRegistry()).histogram(false).build())
                 .build());
+    observedNoop =
+        register(
+            OperationRegistry.builder()
+                .interceptor(OperationMetrics.create(new SimpleMeterRegistry()))
+                .interceptor(OperationTracing.create(OpenTelemetry.noop()))
+                .build());
     floorTracer = tracerProvider.get("bench-floor");
     observed =
         register(
@@ -142,6 +149,7 @@ public class ObservedExecuteBenchmark {
     tracedNoop.close();
     passThrough.close();
     meteredNoHistogram.close();
+    observedNoop.close();
     tracerProvider.close();
     sampledOffProvider.close();
   }
@@ -212,6 +220,15 @@ public class ObservedExecuteBenchmark {
             .startSpan();
     span.end();
     return span;
+  }
+
+  /**
+   * Metrics and the tracing module both installed, with OpenTelemetry's no-op API (no SDK): what an
+   * application that has not configured an OpenTelemetry SDK pays.
+   */
+  @Benchmark
+  public ResponseEnvelope<JsonNode> executeWithMetricsAndNoopTracing() {
+    return observedNoop.execute("bench.add", input).join();
   }
 
   /** The target: metrics and tracing both installed. */
