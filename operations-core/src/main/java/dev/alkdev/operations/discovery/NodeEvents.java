@@ -4,6 +4,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.NodeIds;
 import dev.alkdev.operations.internal.SpecJson;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.serving.OperationStats;
@@ -43,9 +44,6 @@ final class NodeEvents {
   static final String SPECS = "node.specs";
   static final String STATS_REQUESTED = "node.stats.requested";
   static final String STATS = "node.stats";
-
-  /** Node ids: no dots, so that a node's topics name it without ambiguity. */
-  static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
@@ -344,7 +342,7 @@ final class NodeEvents {
 
   private static String nodeId(JsonNode json) {
     String id = text(json, "nodeId");
-    if (!NODE_ID.matcher(id).matches()) {
+    if (!NodeIds.isValid(id)) {
       throw new IllegalArgumentException("\"nodeId\" must be 1 to 64 letters, digits, _ or -");
     }
     return id;

@@ -11,6 +11,7 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.NodeIds;
 import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.internal.ResultPipeline;
 import dev.alkdev.operations.internal.Scheduler;
@@ -253,7 +254,7 @@ public final class RemoteCatalog implements AutoCloseable {
   public CompletableFuture<NodeStats> stats(String nodeId, Identity identity, Duration timeout) {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(identity, "identity");
-    if (!NodeEvents.NODE_ID.matcher(nodeId).matches()) {
+    if (!NodeIds.isValid(nodeId)) {
       throw new IllegalArgumentException("Not a node id: '" + nodeId + "'");
     }
     return askStats(Optional.of(nodeId), Set.of(nodeId), identity, timeout)

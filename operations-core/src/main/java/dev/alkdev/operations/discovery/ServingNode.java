@@ -6,6 +6,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.NodeIds;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.ProtocolStats;
@@ -392,7 +393,7 @@ public final class ServingNode implements AutoCloseable {
      */
     public Builder nodeId(String nodeId) {
       Objects.requireNonNull(nodeId, "nodeId");
-      if (!NodeEvents.NODE_ID.matcher(nodeId).matches()) {
+      if (!NodeIds.isValid(nodeId)) {
         throw new IllegalArgumentException(
             "A node id is 1 to 64 ASCII letters, digits, '_' or '-' (no dots), was '"
                 + nodeId

@@ -8,6 +8,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.NodeIds;
 import dev.alkdev.operations.internal.ReplyFuture;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
@@ -640,10 +641,7 @@ public final class CallHandler implements AutoCloseable {
      */
     public Builder nodeId(String nodeId) {
       Objects.requireNonNull(nodeId, "nodeId");
-      if (!CallOptions.isValidNodeId(nodeId)) {
-        throw new IllegalArgumentException(
-            "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
-      }
+      NodeIds.require(nodeId);
       this.nodeId = nodeId;
       return this;
     }

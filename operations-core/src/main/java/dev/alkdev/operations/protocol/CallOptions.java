@@ -5,6 +5,7 @@ import dev.alkdev.operations.Cancellation;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.internal.NodeIds;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -102,35 +103,8 @@ public final class CallOptions {
   /** Sends the request to node {@code nodeId} only (a node id has no dots). */
   public CallOptions withNode(String nodeId) {
     Objects.requireNonNull(nodeId, "nodeId (leave it unset for the shared queue group)");
-    if (!isValidNodeId(nodeId)) {
-      throw new IllegalArgumentException(
-          "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
-    }
+    NodeIds.require(nodeId);
     return new CallOptions(deadline, identity, parentRequestId, cancellation, metadata, nodeId);
-  }
-
-  /**
-   * 1 to 64 ASCII letters, digits, '_' or '-'. A loop, not a regular expression: a catalog checks
-   * the node of every call it routes.
-   */
-  static boolean isValidNodeId(String nodeId) {
-    int length = nodeId.length();
-    if (length == 0 || length > 64) {
-      return false;
-    }
-    for (int i = 0; i < length; i++) {
-      char c = nodeId.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || c == '_'
-              || c == '-';
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The deadline {@code timeout} from now. */
