@@ -2,30 +2,20 @@ package dev.alkdev.operations.transport.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.protocol.CallHandler;
-import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The NATS server killed (SIGKILL) and restarted again and again while 256 calls are in flight
@@ -33,15 +23,12 @@ import tools.jackson.databind.json.JsonMapper;
  * deadline, and no MUTATION runs twice.
  */
 class NatsFaultTest {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int RESTARTS = 20;
   private static final int IN_FLIGHT = 256;
   private static final Duration DEADLINE = Duration.ofSeconds(2);
 
   /** How late a call may end past its deadline: timer and thread scheduling on a loaded machine. */
   private static final long LATE_TOLERANCE_MS = 250;
-
-  private static final int MAX_CALLS = 2_000_000;
 
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -50,8 +37,8 @@ class NatsFaultTest {
     try (NatsServer server = NatsServer.start()) {
       NatsOptions options =
           NatsOptions.builder(server.url()).reconnectWait(Duration.ofMillis(20)).build();
-      AtomicIntegerArray executions = new AtomicIntegerArray(MAX_CALLS);
-      AtomicLongArray executedAt = new AtomicLongArray(MAX_CALLS);
+      AtomicIntegerArray executions = new AtomicIntegerArray(CallLoad.MAX_CALLS);
+      AtomicLongArray executedAt = new AtomicLongArray(CallLoad.MAX_CALLS);
       try (OperationRegistry registry = OperationRegistry.create();
           NatsPubSub serving = NatsPubSub.connect(options);
           NatsPubSub calling = NatsPubSub.connect(options)) {
@@ -70,7 +57,7 @@ class NatsFaultTest {
           calling.flush(Duration.ofSeconds(5));
 
           ConcurrentLinkedQueue<Long> restarts = new ConcurrentLinkedQueue<>();
-          Load load = new Load(calls);
+          CallLoad load = new CallLoad(calls, "fault.apply", IN_FLIGHT, DEADLINE);
           Thread loader = new Thread(load, "fault-load");
           loader.start();
           for (int i = 0; i < RESTARTS; i++) {
@@ -86,9 +73,7 @@ class NatsFaultTest {
           load.awaitSuccesses(50);
           load.stop();
           loader.join(10_000);
-          assertThat(load.inFlight.tryAcquire(IN_FLIGHT, 10, TimeUnit.SECONDS))
-              .as("every call ended")
-              .isTrue();
+          assertThat(load.allEnded(Duration.ofSeconds(10))).as("every call ended").isTrue();
 
           int started = load.started.get();
           assertThat(load.problems).isEmpty();
@@ -126,7 +111,7 @@ class NatsFaultTest {
   }
 
   /** Requests the serving side ran whose callers ended with an error (lost replies, mostly). */
-  private static int ranAfterFailure(Load load, AtomicIntegerArray executions) {
+  private static int ranAfterFailure(CallLoad load, AtomicIntegerArray executions) {
     int count = 0;
     for (Integer n : load.failed) {
       if (executions.get(n) > 0) {
@@ -137,7 +122,7 @@ class NatsFaultTest {
   }
 
   /** Requests the serving side ran only after their callers had been told the call failed. */
-  private static int ranAfterTheCallerWasTold(Load load, AtomicLongArray executedAt) {
+  private static int ranAfterTheCallerWasTold(CallLoad load, AtomicLongArray executedAt) {
     int count = 0;
     for (Integer n : load.failed) {
       long ran = executedAt.get(n);
@@ -154,7 +139,7 @@ class NatsFaultTest {
    * reconnect).
    */
   private static int ranAfterARestart(
-      Load load, AtomicLongArray executedAt, ConcurrentLinkedQueue<Long> restarts) {
+      CallLoad load, AtomicLongArray executedAt, ConcurrentLinkedQueue<Long> restarts) {
     int count = 0;
     for (Integer n : load.failed) {
       long ran = executedAt.get(n);
@@ -164,83 +149,5 @@ class NatsFaultTest {
       }
     }
     return count;
-  }
-
-  /** Keeps {@value #IN_FLIGHT} calls in flight until stopped, recording how each ended. */
-  private static final class Load implements Runnable {
-    final PendingRequestMap calls;
-    final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    final AtomicInteger started = new AtomicInteger();
-    final AtomicInteger ended = new AtomicInteger();
-    final AtomicLong successes = new AtomicLong();
-    final AtomicLong latestPastDeadlineMs = new AtomicLong(Long.MIN_VALUE);
-    final AtomicIntegerArray endings = new AtomicIntegerArray(MAX_CALLS);
-    final AtomicLongArray failedAt = new AtomicLongArray(MAX_CALLS);
-    final Map<ErrorCode, AtomicLong> byCode = new ConcurrentHashMap<>();
-    final ConcurrentLinkedQueue<Integer> failed = new ConcurrentLinkedQueue<>();
-    final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-    final AtomicBoolean running = new AtomicBoolean(true);
-
-    Load(PendingRequestMap calls) {
-      this.calls = calls;
-    }
-
-    @Override
-    public void run() {
-      while (running.get()) {
-        try {
-          if (!inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            continue;
-          }
-        } catch (InterruptedException e) {
-          return;
-        }
-        int n = started.getAndIncrement();
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        calls
-            .call(
-                "fault.apply",
-                JSON.createObjectNode().put("n", n),
-                CallOptions.defaults().withTimeout(DEADLINE))
-            .whenComplete(
-                (envelope, error) -> {
-                  long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - deadline);
-                  latestPastDeadlineMs.accumulateAndGet(late, Math::max);
-                  if (endings.incrementAndGet(n) != 1) {
-                    problems.add("call " + n + " ended twice");
-                  }
-                  if (error == null) {
-                    if (envelope.data().get("n").asInt() != n) {
-                      problems.add("call " + n + " got the answer " + envelope.data());
-                    }
-                    successes.incrementAndGet();
-                  } else if (error instanceof CallError e) {
-                    failedAt.set(n, System.nanoTime());
-                    byCode.computeIfAbsent(e.code(), k -> new AtomicLong()).incrementAndGet();
-                    failed.add(n);
-                  } else {
-                    problems.add("call " + n + " failed with " + error);
-                  }
-                  ended.incrementAndGet();
-                  inFlight.release();
-                });
-      }
-    }
-
-    void awaitSuccesses(long more) throws InterruptedException {
-      long target = successes.get() + more;
-      NatsPubSubTest.eventually(more + " more calls answered", () -> successes.get() >= target);
-    }
-
-    void stop() {
-      running.set(false);
-    }
-
-    /** How the calls ended: "answered" and each error code, with counts. */
-    String outcomes() {
-      Map<ErrorCode, Long> failures = new EnumMap<>(ErrorCode.class);
-      byCode.forEach((code, count) -> failures.put(code, count.get()));
-      return "answered=" + successes.get() + ", failed=" + failures;
-    }
   }
 }

@@ -2,25 +2,17 @@ package dev.alkdev.operations.transport.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.protocol.CallHandler;
-import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A transport that reconnects subscribes again before it lets anything publish on the new
@@ -31,7 +23,6 @@ import tools.jackson.databind.json.JsonMapper;
  * subscriptions make that in-between long enough to hit.
  */
 class NatsReconnectOrderTest {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final int RESTARTS = 5;
   private static final int OTHER_SUBSCRIPTIONS = 5_000;
   private static final int IN_FLIGHT = 64;
@@ -79,25 +70,23 @@ class NatsReconnectOrderTest {
           }
           serving.flush(Duration.ofSeconds(5));
           calling.flush(Duration.ofSeconds(5));
-          Load load = new Load(calls);
+          CallLoad load = new CallLoad(calls, "order.echo", IN_FLIGHT, DEADLINE);
           Thread loader = new Thread(load, "order-load");
           loader.start();
           try {
             for (int i = 0; i < RESTARTS; i++) {
-              load.awaitAnswers(200);
+              load.awaitSuccesses(200);
               server.kill();
               server.restart();
               NatsPubSubTest.eventually(
                   "both sides reconnected", () -> serving.isConnected() && calling.isConnected());
             }
-            load.awaitAnswers(200);
+            load.awaitSuccesses(200);
           } finally {
-            load.running.set(false);
+            load.stop();
             loader.join(10_000);
           }
-          assertThat(load.inFlight.tryAcquire(IN_FLIGHT, 10, TimeUnit.SECONDS))
-              .as("every call ended")
-              .isTrue();
+          assertThat(load.allEnded(Duration.ofSeconds(10))).as("every call ended").isTrue();
           assertThat(serving.stats().reconnects()).isEqualTo(RESTARTS);
           assertThat(calling.stats().reconnects()).isEqualTo(RESTARTS);
           assertThat(load.problems).isEmpty();
@@ -107,62 +96,9 @@ class NatsReconnectOrderTest {
               .isSubsetOf(ErrorCode.UNAVAILABLE, ErrorCode.NO_RESPONDERS);
           System.out.printf(
               "NatsReconnectOrderTest: %d answered, failed %s over %d restarts%n",
-              load.answers.get(), load.byCode, RESTARTS);
+              load.successes.get(), load.byCode, RESTARTS);
         }
       }
-    }
-  }
-
-  /** Keeps {@value #IN_FLIGHT} calls in flight until stopped, counting how they end. */
-  private static final class Load implements Runnable {
-    final PendingRequestMap calls;
-    final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    final AtomicLong answers = new AtomicLong();
-    final AtomicLong next = new AtomicLong();
-    final Map<ErrorCode, AtomicLong> byCode = new ConcurrentHashMap<>();
-    final Map<String, Boolean> problems = new ConcurrentHashMap<>();
-    final AtomicBoolean running = new AtomicBoolean(true);
-
-    Load(PendingRequestMap calls) {
-      this.calls = calls;
-    }
-
-    @Override
-    public void run() {
-      while (running.get()) {
-        try {
-          if (!inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            continue;
-          }
-        } catch (InterruptedException e) {
-          return;
-        }
-        long n = next.getAndIncrement();
-        calls
-            .call(
-                "order.echo",
-                JSON.createObjectNode().put("n", n),
-                CallOptions.defaults().withTimeout(DEADLINE))
-            .whenComplete(
-                (envelope, error) -> {
-                  if (error == null) {
-                    if (envelope.data().get("n").asLong() != n) {
-                      problems.put("call " + n + " got " + envelope.data(), true);
-                    }
-                    answers.incrementAndGet();
-                  } else if (error instanceof CallError e) {
-                    byCode.computeIfAbsent(e.code(), k -> new AtomicLong()).incrementAndGet();
-                  } else {
-                    problems.put("call " + n + " failed with " + error, true);
-                  }
-                  inFlight.release();
-                });
-      }
-    }
-
-    void awaitAnswers(long more) throws InterruptedException {
-      long target = answers.get() + more;
-      NatsPubSubTest.eventually(more + " more calls answered", () -> answers.get() >= target);
     }
   }
 }
