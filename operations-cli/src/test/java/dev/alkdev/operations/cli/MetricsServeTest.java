@@ -81,7 +81,13 @@ class MetricsServeTest {
                   "operations_transport_bytes_total{direction=\"published\",transport=\"ws\"}"))
           .isPositive();
       assertThat(samples.get("operations_transport_reconnects_total{transport=\"ws\"}")).isZero();
-      assertThat(samples.get("operations_serving_capacity{server=\"ops\"}")).isPositive();
+      assertThat(samples.get("operations_serving_capacity{lane=\"unary\",server=\"ops\"}"))
+          .isPositive();
+      assertThat(samples.get("operations_serving_capacity{lane=\"stream\",server=\"ops\"}"))
+          .isPositive();
+      assertThat(samples.get("operations_serving_saturated{server=\"ops\"}")).isZero();
+      assertThat(samples.get("operations_serving_refused_total{scope=\"caller\",server=\"ops\"}"))
+          .isZero();
     } finally {
       serving.stop().close();
       assertThat(serving.exit().get(20, TimeUnit.SECONDS)).isZero();

@@ -70,8 +70,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
   private final java.util.concurrent.CopyOnWriteArrayList<Listener> listeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final ExecutorService executor;
-  private final boolean ownsExecutor;
+  private final HandlerLanes lanes;
   private final InterceptorChain interceptors;
 
   public DefaultOperationRegistry(ExecutorService executor) {
@@ -79,15 +78,19 @@ public final class DefaultOperationRegistry implements OperationRegistry {
   }
 
   /**
-   * @param executor where blocking handlers run; {@code null} for one of the registry's own
+   * @param executor where blocking handlers and emitters run; {@code null} for the registry's own
+   *     two lanes ({@link HandlerLanes})
    * @param interceptors run around every call, the first outermost
    */
   public DefaultOperationRegistry(
       ExecutorService executor, List<OperationInterceptor> interceptors) {
-    this.ownsExecutor = executor == null;
-    this.executor =
-        executor != null ? executor : HandlerExecutors.newHandlerExecutor("operations-handler");
+    this.lanes = executor != null ? HandlerLanes.shared(executor) : HandlerLanes.own();
     this.interceptors = InterceptorChain.of(interceptors);
+  }
+
+  /** Blocking handlers and emitters handed to their lane and not yet started. */
+  public int handlersWaiting() {
+    return lanes.waiting();
   }
 
   /** The interceptors, for the serving pipeline (which runs them around its own checks). */
@@ -298,7 +301,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
         Future<?> task;
         try {
           task =
-              executor.submit(
+              lanes.runBlocking(
                   () -> {
                     try (HandlerMdc mdc = HandlerMdc.open(handlerContext)) {
                       Object value = blocking.handle(input, handlerContext);
@@ -448,7 +451,10 @@ public final class DefaultOperationRegistry implements OperationRegistry {
         source =
             handler.kind() == Handler.Kind.EMITTER
                 ? new EmitterPublisher(
-                    (EmitterSubscriptionHandler) handler.function(), in, handlerContext, executor)
+                    (EmitterSubscriptionHandler) handler.function(),
+                    in,
+                    handlerContext,
+                    lanes.streams())
                 : Objects.requireNonNull(
                     ((SubscriptionHandler) handler.function()).subscribe(in, handlerContext),
                     "handler's publisher");
@@ -479,9 +485,7 @@ public final class DefaultOperationRegistry implements OperationRegistry {
 
   @Override
   public void close() {
-    if (ownsExecutor) {
-      executor.shutdownNow();
-    }
+    lanes.close();
   }
 
   // ---------------------------------------------------------------- helpers

@@ -3,24 +3,32 @@ package dev.alkdev.operations.internal;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where blocking handlers run: a virtual thread per task on JDK 21 and later (found reflectively,
- * since the library is compiled for 17), else a bounded pool whose full queue rejects work (which
- * the registry reports as RESOURCE_EXHAUSTED) instead of growing without limit.
+ * Where blocking handlers and emitters run: a virtual thread per task on JDK 21 and later (found
+ * reflectively, since the library is compiled for 17), else an elastic pool of platform threads per
+ * lane. An elastic pool hands a task to an idle thread, or starts a new one up to its bound, and
+ * lets a thread go after a minute idle; past the bound it rejects (which the registry reports as
+ * RESOURCE_EXHAUSTED) rather than queue. A fixed pool would make every task wait behind the longest
+ * ones: a stream holds its thread for its whole life, so a handful of streams used to stop every
+ * blocking call (D97). The bounds are the serving pipeline's default lane capacities, so on a
+ * server with default limits the pipeline refuses work before a lane runs out of threads.
  */
 public final class HandlerExecutors {
-  /** Threads of the fallback pool: enough for blocking I/O handlers on a small machine. */
-  static final int POOL_THREADS = Math.max(16, 8 * Runtime.getRuntime().availableProcessors());
+  /** Threads of the unary lane's elastic pool at most: the default unary capacity. */
+  static final int UNARY_LANE_THREADS = 10_000;
 
-  /** Tasks the fallback pool queues before it rejects. */
-  static final int POOL_QUEUE = 10_000;
+  /** Threads of the stream lane's elastic pool at most: the default stream capacity. */
+  static final int STREAM_LANE_THREADS = 10_000;
+
+  /** How long an idle pool thread waits for work before it ends. */
+  private static final long IDLE_SECONDS = 60;
 
   private HandlerExecutors() {}
 
@@ -29,8 +37,17 @@ public final class HandlerExecutors {
     return VirtualThreads.FACTORY != null;
   }
 
-  /** A new executor for blocking handlers; the caller owns it and shuts it down. */
+  /** A new executor for blocking unary handlers; the caller owns it and shuts it down. */
   public static ExecutorService newHandlerExecutor(String name) {
+    return newLane(name, UNARY_LANE_THREADS);
+  }
+
+  /** A new executor for emitters (streams); the caller owns it and shuts it down. */
+  public static ExecutorService newStreamExecutor(String name) {
+    return newLane(name, STREAM_LANE_THREADS);
+  }
+
+  static ExecutorService newLane(String name, int maxThreads) {
     if (VirtualThreads.FACTORY != null) {
       try {
         return (ExecutorService) VirtualThreads.FACTORY.invoke();
@@ -38,16 +55,13 @@ public final class HandlerExecutors {
         // Fall through to the pool: virtual threads exist but could not be created here.
       }
     }
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            POOL_THREADS,
-            POOL_THREADS,
-            30,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(POOL_QUEUE),
-            daemonThreads(name));
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+    return new ThreadPoolExecutor(
+        0,
+        maxThreads,
+        IDLE_SECONDS,
+        TimeUnit.SECONDS,
+        new SynchronousQueue<>(),
+        daemonThreads(name));
   }
 
   /** Named daemon threads, so a forgotten registry never keeps the JVM alive. */

@@ -312,6 +312,9 @@ public final class CallHandler implements AutoCloseable {
             .requestId(requestId)
             .input(request.input())
             .identity(identityOf(message, request))
+            // An anonymous caller's fair share is its reply inbox's: one per caller (a pending
+            // request map), whatever transport carried it.
+            .client(replyTo)
             .metadata(request.meta());
     request.parentRequestId().ifPresent(call::parentRequestId);
     request.deadlineMillis().ifPresent(ms -> call.deadline(Deadline.afterMillis(ms)));

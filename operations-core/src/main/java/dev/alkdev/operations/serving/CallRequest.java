@@ -24,6 +24,7 @@ public final class CallRequest {
   private final String parentRequestId;
   private final CallMetadata metadata;
   private final long demand;
+  private final String client;
 
   private CallRequest(Builder b) {
     this.requestId = b.requestId != null ? b.requestId : OperationContext.newRequestId();
@@ -34,6 +35,7 @@ public final class CallRequest {
     this.parentRequestId = b.parentRequestId;
     this.metadata = b.metadata;
     this.demand = b.demand;
+    this.client = b.client;
   }
 
   /** A request for {@code operationId}: no input (JSON null), anonymous, no deadline. */
@@ -74,6 +76,16 @@ public final class CallRequest {
   }
 
   /**
+   * Where an anonymous caller comes from, as the adapter names it (a remote address, a session, a
+   * reply inbox): the pipeline gives each such client its own fair share of the server, so that one
+   * anonymous client cannot take the share of every other. Absent when the adapter cannot tell its
+   * anonymous callers apart; an authenticated caller is its identity, whatever its client.
+   */
+  public Optional<String> client() {
+    return Optional.ofNullable(client);
+  }
+
+  /**
    * Present when the caller consumes a stream: how many items it takes before it asks for more
    * ({@link ServedCall#request}); {@link Long#MAX_VALUE} for unbounded. Absent for a unary caller.
    */
@@ -96,6 +108,7 @@ public final class CallRequest {
     private String parentRequestId;
     private CallMetadata metadata = CallMetadata.empty();
     private long demand; // 0: a unary caller
+    private String client;
 
     private Builder(String operationId) {
       this.operationId = Objects.requireNonNull(operationId, "operationId");
@@ -146,6 +159,20 @@ public final class CallRequest {
         throw new IllegalArgumentException("demand must be positive, was " + n);
       }
       this.demand = n;
+      return this;
+    }
+
+    /**
+     * Where the caller comes from when it is anonymous (a remote address, a session, a reply inbox;
+     * 1 to 256 characters): its {@link CallRequest#client() fair share} is this client's own.
+     */
+    public Builder client(String client) {
+      Objects.requireNonNull(client, "client");
+      if (client.isEmpty() || client.length() > 256) {
+        throw new IllegalArgumentException(
+            "client must be 1 to 256 characters, was " + client.length());
+      }
+      this.client = client;
       return this;
     }
 

@@ -3,25 +3,41 @@ package dev.alkdev.operations.serving;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
- * How many calls a server runs at once: in all, per caller, and streams per caller, so that one
- * client cannot take the whole server. A caller is its identity's subject (scopes do not make a
- * second caller); every anonymous caller is the same one. Only callers with calls running have an
- * entry, so the table is as large as the callers active now, not every caller ever seen.
+ * How many calls a server runs at once, in two lanes: unary calls and streams, each with its own
+ * capacity, so that streams (which last) can never take the slots unary calls need, and each lane
+ * divided into fair shares, so that one caller cannot take a lane. A caller is its identity's
+ * subject (scopes do not make a second caller); an anonymous caller is the client its adapter names
+ * ({@link CallRequest#client()}), and anonymous callers no adapter tells apart are one caller. Only
+ * callers with calls running have an entry, so the table is as large as the callers active now.
  */
 final class ConcurrencyLimit {
-  private final int max;
-  private final int maxPerCaller;
-  private final int maxStreamsPerCaller;
-  private final AtomicInteger inFlight = new AtomicInteger();
-  private final ConcurrentHashMap<String, Counts> callers = new ConcurrentHashMap<>();
+  /** What a refusal's details name, so adapters can tell a full server from a caller's share. */
+  static final String SERVER_FULL = "server";
 
-  ConcurrencyLimit(int max, int maxPerCaller, int maxStreamsPerCaller) {
-    this.max = max;
-    this.maxPerCaller = maxPerCaller;
+  static final String CALLER_SHARE = "caller";
+
+  private final int maxCalls;
+  private final int maxStreams;
+  private final int maxCallsPerCaller;
+  private final int maxStreamsPerCaller;
+  private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger streams = new AtomicInteger();
+  private final ConcurrentHashMap<String, Counts> callers = new ConcurrentHashMap<>();
+  private final LongAdder refusedFull = new LongAdder();
+  private final LongAdder refusedShare = new LongAdder();
+
+  ConcurrencyLimit(int maxCalls, int maxStreams, int maxCallsPerCaller, int maxStreamsPerCaller) {
+    this.maxCalls = maxCalls;
+    this.maxStreams = maxStreams;
+    this.maxCallsPerCaller = maxCallsPerCaller;
     this.maxStreamsPerCaller = maxStreamsPerCaller;
   }
 
@@ -34,76 +50,143 @@ final class ConcurrencyLimit {
   /** A slot taken for one call: what {@link #release} gives back. */
   record Slot(String caller, boolean stream) {}
 
+  /** The key a caller's share is counted under. */
+  static String callerKey(Identity identity, Optional<String> client) {
+    if (!identity.equals(Identity.anonymous())) {
+      return "identity:" + identity.subject();
+    }
+    return client.map(c -> "client:" + c).orElse("anonymous");
+  }
+
   /**
-   * Takes a slot for a call of {@code caller} ({@code stream}: a SUBSCRIPTION), or fails with
-   * RESOURCE_EXHAUSTED (retryable) naming the limit it would break.
+   * Takes a slot in the lane of a call of {@code identity} from {@code client} ({@code stream}: a
+   * SUBSCRIPTION), or fails with RESOURCE_EXHAUSTED (retryable) naming the limit it would break.
    */
-  Slot acquire(Identity caller, boolean stream) {
-    String subject = caller.subject();
+  Slot acquire(Identity identity, Optional<String> client, boolean stream) {
+    String key = callerKey(identity, client);
+    int perCaller = stream ? maxStreamsPerCaller : maxCallsPerCaller;
     callers.compute(
-        subject,
-        (key, counts) -> {
+        key,
+        (k, counts) -> {
           Counts c = counts != null ? counts : new Counts();
-          if (c.calls >= maxPerCaller) {
-            throw exhausted(caller, c.calls + " calls", "maxCallsPerIdentity", maxPerCaller);
+          int running = stream ? c.streams : c.calls;
+          if (running >= perCaller) {
+            refusedShare.increment();
+            throw callerOverShare(identity, client, stream, running, perCaller);
           }
-          if (stream && c.streams >= maxStreamsPerCaller) {
-            throw exhausted(
-                caller, c.streams + " streams", "maxStreamsPerIdentity", maxStreamsPerCaller);
-          }
-          c.calls++;
           if (stream) {
             c.streams++;
+          } else {
+            c.calls++;
           }
           return c;
         });
-    if (inFlight.incrementAndGet() > max) {
-      inFlight.decrementAndGet();
-      releaseCaller(new Slot(subject, stream));
-      throw CallError.of(
-          ErrorCode.RESOURCE_EXHAUSTED,
-          "The server is running " + max + " calls (maxConcurrentCalls); try again later");
+    AtomicInteger lane = stream ? streams : calls;
+    int max = stream ? maxStreams : maxCalls;
+    if (lane.incrementAndGet() > max) {
+      lane.decrementAndGet();
+      releaseCaller(key, stream);
+      refusedFull.increment();
+      throw serverFull(stream, max);
     }
-    return new Slot(subject, stream);
+    return new Slot(key, stream);
   }
 
   /** Gives back a slot {@link #acquire} took. */
   void release(Slot slot) {
-    inFlight.decrementAndGet();
-    releaseCaller(slot);
+    (slot.stream() ? streams : calls).decrementAndGet();
+    releaseCaller(slot.caller(), slot.stream());
   }
 
-  private void releaseCaller(Slot slot) {
+  private void releaseCaller(String key, boolean stream) {
     callers.computeIfPresent(
-        slot.caller(),
-        (key, c) -> {
-          c.calls--;
-          if (slot.stream()) {
+        key,
+        (k, c) -> {
+          if (stream) {
             c.streams--;
+          } else {
+            c.calls--;
           }
-          return c.calls == 0 ? null : c; // an idle caller leaves no entry behind
+          return c.calls == 0 && c.streams == 0 ? null : c; // an idle caller leaves no entry
         });
   }
 
-  private static CallError exhausted(Identity caller, String running, String limit, int value) {
-    String who =
-        caller.equals(Identity.anonymous())
-            ? "Anonymous callers (one caller for this limit) are"
-            : "Caller '" + caller.subject() + "' is";
-    return CallError.of(
-        ErrorCode.RESOURCE_EXHAUSTED,
+  private static CallError serverFull(boolean stream, int max) {
+    String what = stream ? "streams" : "unary calls";
+    String limit = stream ? "maxConcurrentStreams" : "maxConcurrentCalls";
+    return refusal(
+        "The server is running " + max + " " + what + " (" + limit + "); try again later",
+        SERVER_FULL,
+        limit,
+        max);
+  }
+
+  private static CallError callerOverShare(
+      Identity identity, Optional<String> client, boolean stream, int running, int max) {
+    String who;
+    if (!identity.equals(Identity.anonymous())) {
+      who = "Caller '" + identity.subject() + "' is";
+    } else if (client.isPresent()) {
+      who = "Anonymous client " + client.get() + " is";
+    } else {
+      who = "Anonymous callers (one caller for this limit) are";
+    }
+    String what = stream ? "streams" : "unary calls";
+    String limit = stream ? "maxStreamsPerIdentity" : "maxCallsPerIdentity";
+    return refusal(
         who
             + " running "
             + running
+            + " "
+            + what
             + ", the most one caller may ("
             + limit
             + " = "
-            + value
-            + ")"
-            + "; try again later");
+            + max
+            + "); try again later",
+        CALLER_SHARE,
+        limit,
+        max);
   }
 
-  int max() {
-    return max;
+  /** RESOURCE_EXHAUSTED, retryable, with {@code details {"limit", "scope", "max"}}. */
+  private static CallError refusal(String message, String scope, String limit, int max) {
+    ObjectNode details = JsonNodeFactory.instance.objectNode();
+    details.put("limit", limit);
+    details.put("scope", scope);
+    details.put("max", max);
+    return CallError.builder(ErrorCode.RESOURCE_EXHAUSTED, message)
+        .retryable(true)
+        .details(details)
+        .build();
+  }
+
+  int maxCalls() {
+    return maxCalls;
+  }
+
+  int maxStreams() {
+    return maxStreams;
+  }
+
+  int calls() {
+    return calls.get();
+  }
+
+  int streams() {
+    return streams.get();
+  }
+
+  /** Callers with a call or stream running now. */
+  int activeCallers() {
+    return callers.size();
+  }
+
+  long refusedServerFull() {
+    return refusedFull.sum();
+  }
+
+  long refusedCallerShare() {
+    return refusedShare.sum();
   }
 }

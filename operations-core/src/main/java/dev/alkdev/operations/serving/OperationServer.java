@@ -42,16 +42,22 @@ import tools.jackson.databind.JsonNode;
  *   <li>an operation with no spec is OPERATION_NOT_FOUND (with no handler, likewise);
  *   <li>access: an anonymous caller of an operation that needs scopes is UNAUTHENTICATED, an
  *       identified caller without every required scope is ACCESS_DENIED;
- *   <li>capacity: beyond {@link Builder#maxConcurrentCalls} running calls, or {@link
- *       Builder#maxCallsPerIdentity} of one caller, or {@link Builder#maxStreamsPerIdentity}
- *       SUBSCRIPTIONs of one caller, RESOURCE_EXHAUSTED (retryable); a request id already running
- *       here is PROTOCOL_ERROR;
+ *   <li>capacity, in two lanes: unary calls up to {@link Builder#maxConcurrentCalls} and streams
+ *       (SUBSCRIPTIONs) up to {@link Builder#maxConcurrentStreams}, each lane divided into fair
+ *       shares ({@link Builder#maxCallsPerIdentity}, {@link Builder#maxStreamsPerIdentity}) per
+ *       caller: its identity, or for an anonymous caller the client its adapter names ({@link
+ *       CallRequest#client()}). Beyond either, RESOURCE_EXHAUSTED at once (retryable, with details
+ *       naming the limit), never a queue; a request id already running here is PROTOCOL_ERROR;
  *   <li>the context: the request's id, parent, identity, deadline and metadata, and a cancellation
  *       signal the {@link ServedCall} owns;
  *   <li>dispatch: QUERY and MUTATION to {@code execute}, SUBSCRIPTION to {@code subscribe} with the
  *       caller's demand; the registry validates the input and runs the result pipeline;
  *   <li>the outcome, to the adapter's {@link CallSink}.
  * </ol>
+ *
+ * <p>The two lanes are why streams cannot starve unary calls: however many streams are open (up to
+ * their lane's capacity), unary calls still have every slot of theirs, and the registry runs
+ * blocking handlers and emitters on separate executors (D97).
  *
  * <p>A unary operation served to a stream consumer is a stream of one item; a SUBSCRIPTION served
  * to a unary caller streams without bound (the caller decides when it has enough). Thread-safe.
@@ -60,14 +66,17 @@ public final class OperationServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OperationServer.class);
   private static final RateLimitedLog SERVING_FAILED = RateLimitedLog.of(LOG);
 
-  /** The calls a server runs at once unless told otherwise. */
+  /** The unary calls a server runs at once unless told otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_CALLS = 10_000;
 
-  /** The calls one caller runs at once unless told otherwise: half the server's default. */
-  public static final int DEFAULT_MAX_CALLS_PER_IDENTITY = 5_000;
+  /** The streams a server runs at once unless told otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_STREAMS = 10_000;
 
-  /** The SUBSCRIPTIONs one caller runs at once unless told otherwise. */
-  public static final int DEFAULT_MAX_STREAMS_PER_IDENTITY = 1_000;
+  /**
+   * The share of each lane one caller may hold unless told otherwise: one eighth, so that at least
+   * eight callers fit in a lane whatever the first one does.
+   */
+  public static final int DEFAULT_CALLER_SHARE_DIVISOR = 8;
 
   static final CallError SHUTTING_DOWN =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
@@ -99,9 +108,24 @@ public final class OperationServer implements AutoCloseable {
     this.direct = registry instanceof DefaultOperationRegistry d ? d : null;
     InterceptorChain registryChain = direct != null ? direct.interceptors() : InterceptorChain.NONE;
     this.interceptors = registryChain.then(List.copyOf(builder.interceptors));
+    int callsPerCaller =
+        builder.maxCallsPerIdentity > 0
+            ? builder.maxCallsPerIdentity
+            : share(builder.maxConcurrentCalls);
+    int streamsPerCaller =
+        builder.maxStreamsPerIdentity > 0
+            ? builder.maxStreamsPerIdentity
+            : share(builder.maxConcurrentStreams);
     this.limit =
         new ConcurrencyLimit(
-            builder.maxConcurrentCalls, builder.maxCallsPerIdentity, builder.maxStreamsPerIdentity);
+            builder.maxConcurrentCalls,
+            builder.maxConcurrentStreams,
+            callsPerCaller,
+            streamsPerCaller);
+  }
+
+  private static int share(int lane) {
+    return Math.max(1, lane / DEFAULT_CALLER_SHARE_DIVISOR);
   }
 
   /** A server of {@code registry}'s operations with default limits. */
@@ -147,7 +171,17 @@ public final class OperationServer implements AutoCloseable {
 
   /** What the pipeline is doing now. */
   public ServingStats stats() {
-    return new ServingStats(running.size(), limit.max(), closed, executionErrors.sum());
+    return new ServingStats(
+        limit.calls(),
+        limit.maxCalls(),
+        limit.streams(),
+        limit.maxStreams(),
+        limit.activeCallers(),
+        direct != null ? direct.handlersWaiting() : 0,
+        limit.refusedServerFull(),
+        limit.refusedCallerShare(),
+        closed,
+        executionErrors.sum());
   }
 
   /**
@@ -271,7 +305,7 @@ public final class OperationServer implements AutoCloseable {
       // The context's identity: the adapter's, unless an interceptor authenticated the caller.
       Identity identity = context.identity();
       checkAccess(spec, identity);
-      admit(call, identity, spec.type() == OperationType.SUBSCRIPTION);
+      admit(call, identity, request.client(), spec.type() == OperationType.SUBSCRIPTION);
       if (spec.type() == OperationType.SUBSCRIPTION) {
         long demand = request.demand().orElse(Long.MAX_VALUE);
         subscribe(spec.id(), request.input(), context)
@@ -312,11 +346,11 @@ public final class OperationServer implements AutoCloseable {
   }
 
   /** Takes a slot and registers the call as running, or throws why not. */
-  private void admit(Served call, Identity identity, boolean stream) {
+  private void admit(Served call, Identity identity, Optional<String> client, boolean stream) {
     if (closed) {
       throw SHUTTING_DOWN;
     }
-    ConcurrencyLimit.Slot slot = limit.acquire(identity, stream);
+    ConcurrencyLimit.Slot slot = limit.acquire(identity, client, stream);
     if (running.putIfAbsent(call.requestId(), call) != null) {
       limit.release(slot);
       throw CallError.of(ErrorCode.PROTOCOL_ERROR, "Request id " + call.requestId() + " is in use");
@@ -401,8 +435,9 @@ public final class OperationServer implements AutoCloseable {
   public static final class Builder {
     private final OperationRegistry registry;
     private int maxConcurrentCalls = DEFAULT_MAX_CONCURRENT_CALLS;
-    private int maxCallsPerIdentity = DEFAULT_MAX_CALLS_PER_IDENTITY;
-    private int maxStreamsPerIdentity = DEFAULT_MAX_STREAMS_PER_IDENTITY;
+    private int maxConcurrentStreams = DEFAULT_MAX_CONCURRENT_STREAMS;
+    private int maxCallsPerIdentity; // 0: a share of maxConcurrentCalls
+    private int maxStreamsPerIdentity; // 0: a share of maxConcurrentStreams
     private final List<OperationInterceptor> interceptors = new ArrayList<>();
     private boolean operationStatistics = true;
 
@@ -410,41 +445,51 @@ public final class OperationServer implements AutoCloseable {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /** Calls served at once; more are refused with RESOURCE_EXHAUSTED (10,000 by default). */
+    /**
+     * Unary calls (QUERY and MUTATION) served at once; more are refused with RESOURCE_EXHAUSTED
+     * (10,000 by default). Streams have a lane of their own ({@link #maxConcurrentStreams}).
+     */
     public Builder maxConcurrentCalls(int max) {
-      if (max <= 0) {
-        throw new IllegalArgumentException("maxConcurrentCalls must be positive, was " + max);
-      }
-      this.maxConcurrentCalls = max;
+      this.maxConcurrentCalls = positive("maxConcurrentCalls", max);
       return this;
     }
 
     /**
-     * Calls one caller may run at once; more are refused with RESOURCE_EXHAUSTED, so that one
-     * client cannot take the whole server (5,000 by default). A caller is its identity's subject;
-     * every anonymous caller is the same caller, so where no adapter authenticates callers this is
-     * the whole deployment's limit: raise it to {@link #maxConcurrentCalls} there, or authenticate.
+     * Streams (SUBSCRIPTIONs) served at once; more are refused with RESOURCE_EXHAUSTED (10,000 by
+     * default). Streams last, so they have a lane of their own: however many are open, unary calls
+     * keep all of {@link #maxConcurrentCalls}.
+     */
+    public Builder maxConcurrentStreams(int max) {
+      this.maxConcurrentStreams = positive("maxConcurrentStreams", max);
+      return this;
+    }
+
+    /**
+     * Unary calls one caller may run at once; more are refused with RESOURCE_EXHAUSTED, so that one
+     * client cannot take the whole server. By default one eighth of {@link #maxConcurrentCalls}
+     * (1,250). A caller is its identity's subject; an anonymous caller is the client its adapter
+     * names (the HTTP gateway and the MCP server: the remote address; the call protocol: the
+     * caller's reply inbox), and anonymous callers an adapter cannot tell apart are one caller.
      */
     public Builder maxCallsPerIdentity(int max) {
-      if (max <= 0) {
-        throw new IllegalArgumentException("maxCallsPerIdentity must be positive, was " + max);
-      }
-      this.maxCallsPerIdentity = max;
+      this.maxCallsPerIdentity = positive("maxCallsPerIdentity", max);
       return this;
     }
 
     /**
-     * SUBSCRIPTIONs one caller may run at once, within its {@link #maxCallsPerIdentity} (1,000 by
-     * default): streams last, so a client that opens and forgets them would otherwise hold the
-     * server's slots (and, with blocking emitters, its threads) until their callers' leases end.
-     * Anonymous callers count as one caller, as for {@link #maxCallsPerIdentity}.
+     * Streams one caller may run at once (by default one eighth of {@link #maxConcurrentStreams},
+     * 1,250); callers are told apart as for {@link #maxCallsPerIdentity}.
      */
     public Builder maxStreamsPerIdentity(int max) {
-      if (max <= 0) {
-        throw new IllegalArgumentException("maxStreamsPerIdentity must be positive, was " + max);
-      }
-      this.maxStreamsPerIdentity = max;
+      this.maxStreamsPerIdentity = positive("maxStreamsPerIdentity", max);
       return this;
+    }
+
+    private static int positive(String name, int value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+      return value;
     }
 
     /**

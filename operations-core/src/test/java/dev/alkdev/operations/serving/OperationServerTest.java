@@ -334,7 +334,8 @@ class OperationServerTest {
       assertThat(running.error.getMessage()).contains("shutting down");
       assertThat(running.error.retryable()).isTrue();
       assertThat(seen.get().cancellation().isCancelled()).isTrue();
-      assertThat(server.stats()).isEqualTo(new ServingStats(0, 10_000, true, 0));
+      assertThat(server.stats())
+          .isEqualTo(new ServingStats(0, 10_000, 0, 10_000, 0, 0, 0, 0, true, 0));
 
       RecordingSink late = serve(request("demo.wait")).awaitEnd();
       assertThat(late.error.code()).isEqualTo(ErrorCode.UNAVAILABLE);

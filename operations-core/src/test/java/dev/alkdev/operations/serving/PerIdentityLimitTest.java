@@ -17,7 +17,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.node.IntNode;
 
-/** One caller cannot take the whole server: calls and streams are capped per identity. */
+/**
+ * One caller cannot take the whole server: unary calls and streams are two lanes, each capped in
+ * all and per caller (an identity, or an anonymous client).
+ */
 class PerIdentityLimitTest {
   static final Identity MALLORY = Identity.of("mallory");
   static final Identity ALICE = Identity.of("alice");
@@ -53,8 +56,15 @@ class PerIdentityLimitTest {
   }
 
   RecordingSink serve(String operationId, Identity identity) {
+    return serve(CallRequest.builder(operationId).identity(identity), operationId);
+  }
+
+  RecordingSink serveFrom(String operationId, String client) {
+    return serve(CallRequest.builder(operationId).client(client), operationId);
+  }
+
+  private RecordingSink serve(CallRequest.Builder request, String operationId) {
     RecordingSink sink = new RecordingSink();
-    CallRequest.Builder request = CallRequest.builder(operationId).identity(identity);
     if (operationId.equals("demo.quiet")) {
       request.demand(1);
     }
@@ -92,7 +102,7 @@ class PerIdentityLimitTest {
   }
 
   @Test
-  void streamsHaveTheirOwnCapWithinTheCallCap() throws Exception {
+  void streamsHaveTheirOwnShare() throws Exception {
     server =
         OperationServer.builder(registry).maxCallsPerIdentity(10).maxStreamsPerIdentity(2).build();
     RecordingSink first = serve("demo.quiet", MALLORY);
@@ -102,7 +112,7 @@ class PerIdentityLimitTest {
     assertThat(refused.error.getMessage())
         .contains("running 2 streams")
         .contains("maxStreamsPerIdentity = 2");
-    // Unary calls of the same caller still fit under its call cap; other callers' streams too.
+    // Unary calls of the same caller still fit under its call share; other callers' streams too.
     RecordingSink unary = serve("demo.hold", MALLORY);
     RecordingSink aliceStream = serve("demo.quiet", ALICE);
     assertThat(unary.ended.getCount()).isEqualTo(1);
@@ -139,11 +149,77 @@ class PerIdentityLimitTest {
   }
 
   @Test
+  void anonymousClientsHaveAShareEach() throws Exception {
+    server = OperationServer.builder(registry).maxCallsPerIdentity(2).build();
+    serveFrom("demo.hold", "http 10.0.0.1");
+    serveFrom("demo.hold", "http 10.0.0.1");
+    RecordingSink refused = serveFrom("demo.hold", "http 10.0.0.1").awaitEnd();
+    assertThat(refused.error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+    assertThat(refused.error.getMessage())
+        .contains("Anonymous client http 10.0.0.1")
+        .contains("maxCallsPerIdentity = 2");
+    assertThat(refused.error.details().orElseThrow().path("scope").asString()).isEqualTo("caller");
+    // Another client, and an authenticated caller from the flooding client, still get in.
+    RecordingSink other = serveFrom("demo.hold", "http 10.0.0.2");
+    RecordingSink named =
+        serve(
+            CallRequest.builder("demo.hold").identity(ALICE).client("http 10.0.0.1"), "demo.hold");
+    assertThat(other.ended.getCount()).isEqualTo(1);
+    assertThat(named.ended.getCount()).isEqualTo(1);
+    assertThat(server.stats().callers()).isEqualTo(3);
+    assertThat(server.stats().refusedCallerShare()).isEqualTo(1);
+    assertThat(server.stats().saturated()).isFalse();
+  }
+
+  @Test
+  void defaultSharesAreAnEighthOfEachLane() throws Exception {
+    server = OperationServer.builder(registry).maxConcurrentCalls(16).build();
+    serve("demo.hold", MALLORY);
+    serve("demo.hold", MALLORY);
+    RecordingSink refused = serve("demo.hold", MALLORY).awaitEnd();
+    assertThat(refused.error.getMessage()).contains("maxCallsPerIdentity = 2");
+    // Streams are a lane of their own, with the default stream share (10,000 / 8).
+    for (int i = 0; i < 10; i++) {
+      assertThat(serve("demo.quiet", MALLORY).ended.getCount()).isEqualTo(1);
+    }
+    assertThat(server.stats().streams()).isEqualTo(10);
+    assertThat(server.stats().calls()).isEqualTo(2);
+  }
+
+  @Test
+  void aFullStreamLaneLeavesUnaryCallsTheirs() throws Exception {
+    server =
+        OperationServer.builder(registry).maxConcurrentStreams(3).maxConcurrentCalls(3).build();
+    for (int i = 0; i < 3; i++) {
+      serve("demo.quiet", Identity.of("streamer" + i));
+    }
+    RecordingSink refused = serve("demo.quiet", ALICE).awaitEnd();
+    assertThat(refused.error.code()).isEqualTo(ErrorCode.RESOURCE_EXHAUSTED);
+    assertThat(refused.error.getMessage()).contains("maxConcurrentStreams");
+    assertThat(refused.error.details().orElseThrow().path("scope").asString()).isEqualTo("server");
+    assertThat(server.stats().saturated()).isTrue();
+    assertThat(server.stats().ready()).isFalse();
+    // Every unary slot is still free.
+    List<RecordingSink> unary = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      unary.add(serve("demo.hold", Identity.of("caller" + i)));
+    }
+    hold.complete(5);
+    for (RecordingSink sink : unary) {
+      assertThat(sink.awaitEnd().error).isNull();
+    }
+    assertThat(server.stats().refusedServerFull()).isEqualTo(1);
+  }
+
+  @Test
   void limitsMustBePositive() {
     assertThatThrownBy(() -> OperationServer.builder(registry).maxCallsPerIdentity(0))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> OperationServer.builder(registry).maxStreamsPerIdentity(-1))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> OperationServer.builder(registry).maxConcurrentStreams(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxConcurrentStreams must be positive, was 0");
     server = OperationServer.create(registry);
   }
 }

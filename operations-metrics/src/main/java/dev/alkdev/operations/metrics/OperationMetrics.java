@@ -119,21 +119,57 @@ public final class OperationMetrics implements OperationInterceptor {
 
   /**
    * Gauges and counters for a serving pipeline's statistics ({@code OperationServer.stats()},
-   * {@code ServingNode}'s server): {@code operations.serving.running}, {@code
-   * operations.serving.capacity} and {@code operations.serving.execution.errors}, tagged {@code
-   * server}. The supplier is read when the registry is scraped; it must be quick.
+   * {@code ServingNode}'s server), tagged {@code server}, and for the two lanes also {@code lane} =
+   * {@code unary} | {@code stream}: {@code operations.serving.running} and {@code
+   * operations.serving.capacity} (capacity in use and its bound, per lane), {@code
+   * operations.serving.callers} (callers with work running), {@code operations.serving.waiting}
+   * (handlers waiting for a thread: queued work), {@code operations.serving.saturated} (1 while a
+   * lane is full: what readiness reports), {@code operations.serving.refused} (RESOURCE_EXHAUSTED
+   * refusals, with {@code scope} = {@code server} for a full lane and {@code caller} for a caller
+   * over its share) and {@code operations.serving.execution.errors}. The supplier is read when the
+   * registry is scraped; it must be quick.
    */
   public static void bindServingStats(
       MeterRegistry registry, String server, Supplier<ServingStats> stats) {
     Objects.requireNonNull(stats, "stats");
     Tags tags = Tags.of("server", Objects.requireNonNull(server, "server"));
-    Gauge.builder("operations.serving.running", stats, s -> s.get().running())
+    Tags unary = tags.and("lane", "unary");
+    Tags stream = tags.and("lane", "stream");
+    Gauge.builder("operations.serving.running", stats, s -> s.get().calls())
         .description("Calls admitted by the serving pipeline and not yet ended")
-        .tags(tags)
+        .tags(unary)
+        .register(registry);
+    Gauge.builder("operations.serving.running", stats, s -> s.get().streams())
+        .description("Calls admitted by the serving pipeline and not yet ended")
+        .tags(stream)
         .register(registry);
     Gauge.builder("operations.serving.capacity", stats, s -> s.get().maxConcurrentCalls())
-        .description("The most calls the serving pipeline runs at once")
+        .description("The most calls of a lane the serving pipeline runs at once")
+        .tags(unary)
+        .register(registry);
+    Gauge.builder("operations.serving.capacity", stats, s -> s.get().maxConcurrentStreams())
+        .description("The most calls of a lane the serving pipeline runs at once")
+        .tags(stream)
+        .register(registry);
+    Gauge.builder("operations.serving.callers", stats, s -> s.get().callers())
+        .description("Callers (identities or anonymous clients) with a call or stream running")
         .tags(tags)
+        .register(registry);
+    Gauge.builder("operations.serving.waiting", stats, s -> s.get().waiting())
+        .description("Blocking handlers and emitters admitted and waiting for a thread")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder("operations.serving.saturated", stats, s -> s.get().saturated() ? 1 : 0)
+        .description("1 while a lane is full, so that new calls of its kind are refused")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder("operations.serving.refused", stats, s -> s.get().refusedServerFull())
+        .description("Calls refused with RESOURCE_EXHAUSTED for capacity")
+        .tags(tags.and("scope", "server"))
+        .register(registry);
+    FunctionCounter.builder("operations.serving.refused", stats, s -> s.get().refusedCallerShare())
+        .description("Calls refused with RESOURCE_EXHAUSTED for capacity")
+        .tags(tags.and("scope", "caller"))
         .register(registry);
     FunctionCounter.builder(
             "operations.serving.execution.errors", stats, s -> s.get().executionErrors())

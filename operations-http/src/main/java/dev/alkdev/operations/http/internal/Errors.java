@@ -3,6 +3,7 @@ package dev.alkdev.operations.http.internal;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.protocol.CallEvents;
+import java.util.Optional;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -38,6 +39,20 @@ public final class Errors {
         .details()
         .map(d -> d.path("limit").asString("").equals("maxRequestBytes"))
         .orElse(false);
+  }
+
+  /**
+   * The {@code Retry-After} a refusal is answered with: one second for an error worth retrying soon
+   * (a full server, a caller over its share, a peer unavailable or absent); none otherwise.
+   */
+  public static Optional<String> retryAfterSeconds(CallError error) {
+    boolean soon =
+        switch (error.code()) {
+          case RESOURCE_EXHAUSTED -> error.retryable();
+          case UNAVAILABLE, NO_RESPONDERS -> true;
+          default -> false;
+        };
+    return soon ? Optional.of("1") : Optional.empty();
   }
 
   /** The body: {@code {"error": {...}}}. */

@@ -11,6 +11,7 @@ import dev.alkdev.operations.http.HttpGateway;
 import dev.alkdev.operations.internal.TraceContext;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.serving.ServingStats;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -198,12 +199,7 @@ public final class GatewayHandler extends Handler.Abstract {
       }
       case "/readyz" -> {
         requireGet(method);
-        boolean ready = !server.isClosed();
-        writeJson(
-            response,
-            callback,
-            ready ? 200 : 503,
-            JsonNodeFactory.instance.objectNode().put("status", ready ? "ready" : "draining"));
+        writeReadiness(response, callback);
         return;
       }
       default -> {}
@@ -425,7 +421,12 @@ public final class GatewayHandler extends Handler.Abstract {
     if (!post && type == OperationType.MUTATION) {
       throw new MethodNotAllowed("POST", method);
     }
-    CallRequest.Builder call = CallRequest.builder(operationId).identity(identity);
+    // An anonymous caller's fair share is its remote address's (connections are cheap to open;
+    // addresses are not): behind a proxy every caller shares it, so authenticate there (D97).
+    CallRequest.Builder call =
+        CallRequest.builder(operationId)
+            .identity(identity)
+            .client("http " + Request.getRemoteAddr(request));
     timeout(request).ifPresent(call::deadline);
     call.metadata(metadata(request));
     boolean stream = type == OperationType.SUBSCRIPTION || accepts(request, "text/event-stream");
@@ -654,6 +655,26 @@ public final class GatewayHandler extends Handler.Abstract {
     }
   }
 
+  /**
+   * Readiness: 200 while the pipeline takes new calls; 503 while it drains or a lane is full
+   * (saturated), with Retry-After, so a load balancer sends new work elsewhere. Liveness ({@code
+   * /healthz}) stays 200 either way: a saturated server is busy, not broken.
+   */
+  private void writeReadiness(Response response, Callback callback) {
+    ServingStats stats = server.stats();
+    String status = stats.closed() ? "draining" : stats.saturated() ? "saturated" : "ready";
+    ObjectNode body = JsonNodeFactory.instance.objectNode().put("status", status);
+    body.put("calls", stats.calls());
+    body.put("maxConcurrentCalls", stats.maxConcurrentCalls());
+    body.put("streams", stats.streams());
+    body.put("maxConcurrentStreams", stats.maxConcurrentStreams());
+    body.put("waiting", stats.waiting());
+    if (!stats.ready()) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+    }
+    writeJson(response, callback, stats.ready() ? 200 : 503, body);
+  }
+
   static void writeError(Request request, Response response, Callback callback, CallError error) {
     if (response.isCommitted()) {
       callback.failed(error);
@@ -664,9 +685,8 @@ public final class GatewayHandler extends Handler.Abstract {
     if (error.code() == ErrorCode.UNAUTHENTICATED) {
       response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
     }
-    if (error.code() == ErrorCode.UNAVAILABLE || error.code() == ErrorCode.NO_RESPONDERS) {
-      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-    }
+    Errors.retryAfterSeconds(error)
+        .ifPresent(seconds -> response.getHeaders().put(HttpHeader.RETRY_AFTER, seconds));
     writeJson(response, callback, Errors.status(error), Errors.body(error));
   }
 
