@@ -1,6 +1,5 @@
 package dev.alkdev.operations.cli.internal;
 
-import dev.alkdev.operations.EmitterSubscriptionHandler;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
@@ -8,8 +7,9 @@ import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.annotation.AnnotatedOperations;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.source.OperationSource;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -19,6 +19,24 @@ import tools.jackson.databind.node.ObjectNode;
  * (MUTATION, typed records) and {@code demo.clock} (SUBSCRIPTION).
  */
 public final class DemoSource implements OperationSource {
+  /**
+   * Every open {@code demo.clock}'s ticks: one thread however many clocks are open, started with
+   * the first (a command that opens none starts none).
+   */
+  private ScheduledExecutorService timer; // guarded by this
+
+  private synchronized ScheduledExecutorService timer() {
+    if (timer == null) {
+      timer =
+          Executors.newSingleThreadScheduledExecutor(
+              runnable -> {
+                Thread thread = new Thread(runnable, "demo-clock");
+                thread.setDaemon(true);
+                return thread;
+              });
+    }
+    return timer;
+  }
 
   // Built per load, not held in constants: a deferred schema, once made, stays made.
   private static OperationSpec echo() {
@@ -88,7 +106,15 @@ public final class DemoSource implements OperationSource {
   public CompletableFuture<Void> load(OperationRegistry registry) {
     registry.register(echo(), DemoSource::echo);
     registry.registerAll(AnnotatedOperations.deferred(new DemoNotes()));
-    registry.register(clock(), Handler.emitter(DemoSource::clock));
+    registry.register(
+        clock(),
+        Handler.publisher(
+            (input, context) ->
+                // The registry validates but does not fill defaults, so they are applied here.
+                ClockTicks.publisher(
+                    timer(),
+                    input.path("ticks").asLong(3),
+                    input.path("intervalMs").asLong(1000))));
     return CompletableFuture.completedFuture(null);
   }
 
@@ -98,25 +124,10 @@ public final class DemoSource implements OperationSource {
     return out;
   }
 
-  private static void clock(
-      JsonNode input,
-      dev.alkdev.operations.OperationContext context,
-      EmitterSubscriptionHandler.Emitter emitter)
-      throws InterruptedException {
-    // The registry validates but does not fill defaults, so they are applied here.
-    int ticks = input.path("ticks").asInt(3);
-    long intervalMs = input.path("intervalMs").asLong(1000);
-    for (int tick = 1; tick <= ticks && !emitter.isCancelled(); tick++) {
-      if (tick > 1) {
-        Thread.sleep(intervalMs);
-      }
-      ObjectNode item = JsonInput.MAPPER.createObjectNode();
-      item.put("tick", tick);
-      item.put("time", Instant.now().toString());
-      emitter.emit(item);
+  @Override
+  public synchronized void close() {
+    if (timer != null) {
+      timer.shutdownNow();
     }
   }
-
-  @Override
-  public void close() {}
 }
