@@ -66,8 +66,9 @@ sealed interface NodeEvent {
       implements NodeEvent {}
 
   /**
-   * A node's statistics: when it started, its calls running, and per operation the caller may see
-   * (at most what fits in one message: {@code omitted} says how many were left out).
+   * A node's statistics: when it started, its calls running, whether it is leaving or saturated (a
+   * lane of its serving pipeline is full), and per operation the caller may see (at most what fits
+   * in one message: {@code omitted} says how many were left out).
    */
   record Stats(
       String requestId,
@@ -75,6 +76,7 @@ sealed interface NodeEvent {
       Instant startedAt,
       int inFlight,
       boolean draining,
+      boolean saturated,
       List<OperationStats> operations,
       int omitted)
       implements NodeEvent {

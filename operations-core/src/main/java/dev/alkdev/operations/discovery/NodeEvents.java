@@ -111,6 +111,7 @@ final class NodeEvents {
       json.put("startedAt", stats.startedAt().toString());
       json.put("inFlight", stats.inFlight());
       json.put("draining", stats.draining());
+      json.put("saturated", stats.saturated());
       ArrayNode operations = json.putArray("operations");
       stats.operations().forEach(op -> operations.add(operationJson(op)));
       json.put("omitted", stats.omitted());
@@ -248,6 +249,7 @@ final class NodeEvents {
         startedAt,
         (int) Math.min(Integer.MAX_VALUE, count(json, "inFlight")),
         json.path("draining").asBoolean(false),
+        json.path("saturated").asBoolean(false), // absent from nodes older than the field
         out,
         json.hasNonNull("omitted") ? (int) Math.min(Integer.MAX_VALUE, count(json, "omitted")) : 0);
   }

@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param startedAt when its serving pipeline started (the start of its counts)
  * @param inFlight calls it runs now, every operation's
  * @param draining whether it is leaving
+ * @param saturated whether a lane of its serving pipeline is full: new calls of that kind are
+ *     refused with RESOURCE_EXHAUSTED until some end
  * @param operations per operation, sorted by id
  * @param omitted operations left out because the answer would not fit in one message (the least
  *     called go first)
@@ -26,6 +28,7 @@ public record NodeStats(
     Optional<Instant> startedAt,
     int inFlight,
     boolean draining,
+    boolean saturated,
     List<OperationStats> operations,
     int omitted) {
 
@@ -37,7 +40,7 @@ public record NodeStats(
 
   /** A node that did not answer in time. */
   static NodeStats silent(String nodeId) {
-    return new NodeStats(nodeId, false, Optional.empty(), 0, false, List.of(), 0);
+    return new NodeStats(nodeId, false, Optional.empty(), 0, false, false, List.of(), 0);
   }
 
   static NodeStats of(NodeEvent.Stats stats) {
@@ -51,6 +54,7 @@ public record NodeStats(
         Optional.of(stats.startedAt()),
         stats.inFlight(),
         stats.draining(),
+        stats.saturated(),
         sorted,
         stats.omitted());
   }

@@ -16,6 +16,7 @@ import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.serving.OperationStats;
+import dev.alkdev.operations.serving.ServingStats;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -298,10 +299,13 @@ public final class ServingNode implements AutoCloseable {
       }
     }
     Instant startedAt = server.startedAt();
-    int running = server.stats().running();
+    ServingStats serving = server.stats();
+    int running = serving.running();
+    boolean saturated = serving.saturated();
     byte[] all =
         NodeEvents.encode(
-            new NodeEvent.Stats(requestId, nodeId, startedAt, running, draining, visible, 0));
+            new NodeEvent.Stats(
+                requestId, nodeId, startedAt, running, draining, saturated, visible, 0));
     if (all.length <= pubsub.maxMessageBytes()) {
       return all;
     }
@@ -317,6 +321,7 @@ public final class ServingNode implements AutoCloseable {
                         startedAt,
                         running,
                         draining,
+                        saturated,
                         List.of(),
                         Integer.MAX_VALUE))
                 .length;
@@ -331,7 +336,14 @@ public final class ServingNode implements AutoCloseable {
     }
     return NodeEvents.encode(
         new NodeEvent.Stats(
-            requestId, nodeId, startedAt, running, draining, kept, visible.size() - kept.size()));
+            requestId,
+            nodeId,
+            startedAt,
+            running,
+            draining,
+            saturated,
+            kept,
+            visible.size() - kept.size()));
   }
 
   private void onSpecsRequest(Message message) {

@@ -63,6 +63,7 @@ class NodeEventsTest {
                 Instant.parse("2026-11-24T15:00:00.123Z"),
                 2,
                 false,
+                true,
                 List.of(
                     new OperationStats(
                         "demo.put",

@@ -10,6 +10,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.pubsub.InProcessPubSub;
+import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.serving.OperationStats;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,6 +116,35 @@ class NodeStatsTest {
     assertThat(b.nodeId()).isEqualTo("b");
     assertThat(b.answered()).isTrue();
     assertThat(b.operations()).isEqualTo(all.get(1).operations());
+  }
+
+  @Test
+  void aNodeWithAFullLaneSaysItIsSaturated() throws Exception {
+    OperationRegistry registry = open(OperationRegistry.create());
+    java.util.concurrent.CompletableFuture<Object> hold =
+        new java.util.concurrent.CompletableFuture<>();
+    registry.register(PUBLIC, Handler.async((in, c) -> hold));
+    OperationServer server =
+        open(
+            OperationServer.builder(registry).maxConcurrentCalls(1).maxCallsPerIdentity(1).build());
+    open(
+        ServingNode.builder(server, open(new CuttablePubSub(bus)))
+            .nodeId("full")
+            .heartbeatInterval(Duration.ofMillis(200))
+            .drainTimeout(Duration.ofMillis(100))
+            .start());
+    RemoteCatalog catalog = settledCatalog(1);
+    assertThat(catalog.stats(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS).get(0).saturated())
+        .isFalse();
+    var running = catalog.call("demo.echo", Map.of());
+    DiscoveryTest.await("the call to run", () -> server.stats().calls() == 1);
+    NodeStats full = catalog.stats(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS).get(0);
+    assertThat(full.saturated()).isTrue();
+    assertThat(full.inFlight()).isEqualTo(1);
+    hold.complete("done");
+    running.get(10, TimeUnit.SECONDS);
+    assertThat(catalog.stats(Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS).get(0).saturated())
+        .isFalse();
   }
 
   @Test

@@ -137,7 +137,8 @@ final class StatsCommand implements Callable<Integer> {
       String nodeName =
           (several ? row.remote().remote().kind() + " " : "")
               + stats.nodeId()
-              + (stats.draining() ? " (draining)" : "");
+              + (stats.draining() ? " (draining)" : "")
+              + (stats.saturated() ? " (saturated)" : "");
       if (!stats.answered()) {
         lines.add(List.of(nodeName, "(no answer)", "", "", "", "", "", "", ""));
         continue;
@@ -219,6 +220,7 @@ final class StatsCommand implements Callable<Integer> {
       node.put("startedAt", stats.startedAt().map(Object::toString).orElse(""));
       node.put("inFlight", stats.inFlight());
       node.put("draining", stats.draining());
+      node.put("saturated", stats.saturated());
       node.put("omitted", stats.omitted());
       ArrayNode operations = node.putArray("operations");
       for (OperationStats op : stats.operations()) {
