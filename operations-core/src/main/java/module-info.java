@@ -26,6 +26,7 @@ module dev.alkdev.operations.core {
       dev.alkdev.operations.mcp,
       dev.alkdev.operations.mcpserver,
       dev.alkdev.operations.http,
+      dev.alkdev.operations.jetty,
       dev.alkdev.operations.transport.redis;
 
   uses dev.alkdev.operations.scan.OperationProvider;

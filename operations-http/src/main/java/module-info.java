@@ -6,6 +6,7 @@
 module dev.alkdev.operations.http {
   requires transitive dev.alkdev.operations.core;
   requires dev.alkdev.operations.sse;
+  requires dev.alkdev.operations.jetty;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.http;
   requires org.eclipse.jetty.io;

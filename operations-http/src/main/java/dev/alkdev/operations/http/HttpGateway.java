@@ -7,6 +7,9 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.http.internal.GatewayConfig;
 import dev.alkdev.operations.http.internal.GatewayHandler;
 import dev.alkdev.operations.http.internal.TextRoute;
+import dev.alkdev.operations.jetty.internal.ConnectionGuard;
+import dev.alkdev.operations.serving.ConnectionLimits;
+import dev.alkdev.operations.serving.ConnectionStats;
 import dev.alkdev.operations.serving.OperationServer;
 import java.net.InetAddress;
 import java.net.URI;
@@ -58,11 +61,18 @@ public final class HttpGateway implements AutoCloseable {
   private final URI uri;
 
   private final GatewayHandler handler;
+  private final ConnectionGuard guard;
 
   private HttpGateway(
-      Server jetty, GatewayHandler handler, OperationServer server, boolean ownsServer, URI uri) {
+      Server jetty,
+      GatewayHandler handler,
+      ConnectionGuard guard,
+      OperationServer server,
+      boolean ownsServer,
+      URI uri) {
     this.jetty = jetty;
     this.handler = handler;
+    this.guard = guard;
     this.server = server;
     this.ownsServer = ownsServer;
     this.uri = uri;
@@ -129,7 +139,13 @@ public final class HttpGateway implements AutoCloseable {
     stopJetty();
   }
 
+  /** What the connection limits saw and did since the gateway started. */
+  public ConnectionStats connectionStats() {
+    return guard.stats();
+  }
+
   private void stopJetty() {
+    guard.stop();
     try {
       jetty.stop();
     } catch (Exception e) {
@@ -158,6 +174,7 @@ public final class HttpGateway implements AutoCloseable {
     private boolean console = true;
     private String title = "operations";
     private int maxThreads = 200;
+    private ConnectionLimits connectionLimits = ConnectionLimits.defaults();
     private final Map<String, TextRoute> textRoutes = new LinkedHashMap<>();
 
     private Builder(OperationServer server, boolean ownsServer) {
@@ -237,6 +254,16 @@ public final class HttpGateway implements AutoCloseable {
         Objects.requireNonNull(h, "host");
         allowedHosts.add(h.toLowerCase(Locale.ROOT));
       }
+      return this;
+    }
+
+    /**
+     * What connections may hold ({@link ConnectionLimits#defaults()} unless told otherwise): the
+     * open connections in all and per remote address, the time a request's head may take and the
+     * least rate of a request's body. See docs/http.md, "Connections".
+     */
+    public Builder connectionLimits(ConnectionLimits limits) {
+      this.connectionLimits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 
@@ -339,6 +366,8 @@ public final class HttpGateway implements AutoCloseable {
       connector.setPort(port);
       connector.setIdleTimeout(idleTimeout.toMillis());
       jetty.addConnector(connector);
+      ConnectionGuard guard =
+          ConnectionGuard.install("HTTP gateway", jetty, connector, connectionLimits);
       GatewayConfig config =
           new GatewayConfig(
               Optional.ofNullable(authenticator),
@@ -353,10 +382,11 @@ public final class HttpGateway implements AutoCloseable {
               title,
               Map.copyOf(textRoutes));
       GatewayHandler handler = new GatewayHandler(server, config, threads);
-      jetty.setHandler(handler);
+      jetty.setHandler(guard.wrap(handler));
       jetty.setErrorHandler(handler.errorHandler());
       try {
         jetty.start();
+        guard.start();
       } catch (Exception e) {
         try {
           jetty.stop();
@@ -373,7 +403,7 @@ public final class HttpGateway implements AutoCloseable {
       }
       String shownHost = host.contains(":") ? "[" + host + "]" : host;
       URI uri = URI.create("http://" + shownHost + ":" + connector.getLocalPort() + "/");
-      return new HttpGateway(jetty, handler, server, ownsServer, uri);
+      return new HttpGateway(jetty, handler, guard, server, ownsServer, uri);
     }
 
     private static boolean isLoopback(String host) {
