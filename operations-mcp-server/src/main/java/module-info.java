@@ -5,6 +5,7 @@
  */
 module dev.alkdev.operations.mcpserver {
   requires transitive dev.alkdev.operations.core;
+  requires dev.alkdev.operations.jetty;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.io;
   requires org.eclipse.jetty.http;

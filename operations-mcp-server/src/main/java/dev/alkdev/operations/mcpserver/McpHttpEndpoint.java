@@ -1,5 +1,6 @@
 package dev.alkdev.operations.mcpserver;
 
+import dev.alkdev.operations.serving.ConnectionStats;
 import java.net.URI;
 
 /** A running streamable HTTP endpoint ({@link McpServer#startHttp}). Closing it stops Jetty. */
@@ -12,6 +13,12 @@ public interface McpHttpEndpoint extends AutoCloseable {
 
   /** How many sessions are open now. */
   int sessionCount();
+
+  /** The session table's counts since the endpoint started. */
+  McpSessionStats sessionStats();
+
+  /** What the endpoint's connection limits saw and did since it started. */
+  ConnectionStats connectionStats();
 
   /** Ends every session (their running calls are cancelled) and stops listening. Idempotent. */
   @Override

@@ -3,6 +3,7 @@ package dev.alkdev.operations.mcpserver;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.mcpserver.internal.Config;
 import dev.alkdev.operations.mcpserver.internal.Engine;
+import dev.alkdev.operations.serving.ConnectionLimits;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -118,6 +119,9 @@ public final class McpServer implements AutoCloseable {
     private long maxQueuedStreamBytes = 8L * 1024 * 1024;
     private int maxSessions = 10_000;
     private Duration sessionIdleTimeout = Duration.ofMinutes(30);
+    private int maxSessionsPerClient = 100;
+    private Duration unusedSessionTimeout = Duration.ofSeconds(60);
+    private ConnectionLimits connectionLimits = ConnectionLimits.defaults();
     private Duration idleTimeout = Duration.ofSeconds(30);
     private final Set<String> allowedHosts = new LinkedHashSet<>();
     private final Set<String> allowedOrigins = new LinkedHashSet<>();
@@ -235,8 +239,9 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
-     * Sessions open at once per HTTP endpoint (10,000) and how long one lasts without a request (30
-     * minutes). When full, new sessions are refused with 503 until some expire or are deleted.
+     * Sessions open at once per HTTP endpoint (10,000) and how long a used one lasts without a
+     * request (30 minutes). When full, the idlest session not in use is evicted for a newcomer
+     * (never-used ones first); only when every session is in use is a newcomer refused (503).
      */
     public Builder sessions(int maxSessions, Duration idleTimeout) {
       if (maxSessions < 1) {
@@ -244,6 +249,37 @@ public final class McpServer implements AutoCloseable {
       }
       this.maxSessions = maxSessions;
       this.sessionIdleTimeout = positive(idleTimeout, "session idle timeout");
+      return this;
+    }
+
+    /**
+     * Sessions one client may hold (100): its identity's subject, or its remote address when
+     * anonymous. Its next {@code initialize} evicts its own idlest session (never-used ones first);
+     * when all of them are in use it is refused with 429 and {@code Retry-After}.
+     */
+    public Builder sessionsPerClient(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("sessionsPerClient must be positive, was " + max);
+      }
+      this.maxSessionsPerClient = max;
+      return this;
+    }
+
+    /**
+     * How long a session that was never used after {@code initialize} (no other request, no GET
+     * stream) lasts (60 s): what a flood of initializes leaves behind goes soon.
+     */
+    public Builder unusedSessionTimeout(Duration timeout) {
+      this.unusedSessionTimeout = positive(timeout, "unusedSessionTimeout");
+      return this;
+    }
+
+    /**
+     * What the HTTP endpoint's connections may hold ({@link ConnectionLimits#defaults()}): open
+     * connections in all and per address, a request head's time, a body's least rate.
+     */
+    public Builder connectionLimits(ConnectionLimits limits) {
+      this.connectionLimits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 
@@ -310,6 +346,9 @@ public final class McpServer implements AutoCloseable {
               maxQueuedStreamBytes,
               maxSessions,
               sessionIdleTimeout,
+              maxSessionsPerClient,
+              unusedSessionTimeout,
+              connectionLimits,
               Set.copyOf(allowedHosts),
               Set.copyOf(allowedOrigins),
               Optional.ofNullable(authenticator),

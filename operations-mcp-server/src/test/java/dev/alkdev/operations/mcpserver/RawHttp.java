@@ -44,7 +44,16 @@ final class RawHttp {
 
   static Response send(int port, String method, Map<String, String> headers, byte[] body)
       throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", port)) {
+    return send(port, "127.0.0.1", method, headers, body);
+  }
+
+  /** As {@link #send(int, String, Map, byte[])}, from the loopback address {@code from}. */
+  static Response send(
+      int port, String from, String method, Map<String, String> headers, byte[] body)
+      throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.bind(new java.net.InetSocketAddress(java.net.InetAddress.getByName(from), 0));
+      socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5_000);
       socket.setSoTimeout(10_000);
       StringBuilder head = new StringBuilder(method + " /mcp HTTP/1.1\r\n");
       Map<String, String> all = new LinkedHashMap<>();
@@ -69,6 +78,16 @@ final class RawHttp {
       out.flush();
       return read(socket.getInputStream());
     }
+  }
+
+  /** A JSON-RPC POST from the loopback address {@code from}. */
+  static Response postFrom(int port, String from, Map<String, String> headers, String json)
+      throws IOException {
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("Content-Type", "application/json");
+    all.put("Accept", "application/json, text/event-stream");
+    all.putAll(headers);
+    return send(port, from, "POST", all, json.getBytes(StandardCharsets.UTF_8));
   }
 
   static Response post(int port, Map<String, String> headers, String json) throws IOException {

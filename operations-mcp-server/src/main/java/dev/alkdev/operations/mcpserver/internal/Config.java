@@ -3,6 +3,7 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.mcpserver.McpAuthenticator;
 import dev.alkdev.operations.mcpserver.McpResourceMetadata;
+import dev.alkdev.operations.serving.ConnectionLimits;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -24,6 +25,9 @@ public record Config(
     long maxQueuedStreamBytes,
     int maxSessions,
     Duration sessionIdleTimeout,
+    int maxSessionsPerClient,
+    Duration unusedSessionTimeout,
+    ConnectionLimits connectionLimits,
     Set<String> allowedHosts,
     Set<String> allowedOrigins,
     Optional<McpAuthenticator> authenticator,

@@ -3,9 +3,12 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
+import dev.alkdev.operations.mcpserver.McpSessionStats;
 import dev.alkdev.operations.mcpserver.McpStdioEndpoint;
 import dev.alkdev.operations.mcpserver.McpTool;
+import dev.alkdev.operations.serving.ConnectionStats;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,7 +91,9 @@ public final class Engine implements AutoCloseable {
                 changed();
               }
             });
-    long sweep = Math.max(1_000, Math.min(60_000, config.sessionIdleTimeout().toMillis() / 2));
+    long shortest =
+        Math.min(config.sessionIdleTimeout().toMillis(), config.unusedSessionTimeout().toMillis());
+    long sweep = Math.max(100, Math.min(60_000, shortest / 2));
     scheduler.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     long keepalive = Math.max(1_000, config.idleTimeout().toMillis() / 2);
     scheduler.scheduleWithFixedDelay(this::keepalive, keepalive, keepalive, TimeUnit.MILLISECONDS);
@@ -233,6 +238,7 @@ public final class Engine implements AutoCloseable {
   final class HttpEndpoint implements McpHttpEndpoint {
     final HttpTransport transport;
     private final Server jetty;
+    private final ConnectionGuard guard;
     private final URI uri;
     private final int port;
     private final AtomicBoolean stopped = new AtomicBoolean();
@@ -255,10 +261,13 @@ public final class Engine implements AutoCloseable {
       connector.setPort(port);
       connector.setIdleTimeout(config.idleTimeout().toMillis());
       jetty.addConnector(connector);
-      jetty.setHandler(transport);
+      this.guard =
+          ConnectionGuard.install("MCP server", jetty, connector, config.connectionLimits());
+      jetty.setHandler(guard.wrap(transport));
       jetty.setStopTimeout(2_000);
       try {
         jetty.start();
+        guard.start();
       } catch (Exception e) {
         try {
           jetty.stop();
@@ -294,12 +303,24 @@ public final class Engine implements AutoCloseable {
     }
 
     @Override
+    public McpSessionStats sessionStats() {
+      SessionStore store = transport.sessions();
+      return new McpSessionStats(store.size(), store.expired(), store.evicted(), store.refused());
+    }
+
+    @Override
+    public ConnectionStats connectionStats() {
+      return guard.stats();
+    }
+
+    @Override
     public void close() {
       if (!stopped.compareAndSet(false, true)) {
         return;
       }
       https.remove(this);
       transport.sessions().closeAll("The server is closing");
+      guard.stop();
       try {
         jetty.stop();
       } catch (Exception e) {

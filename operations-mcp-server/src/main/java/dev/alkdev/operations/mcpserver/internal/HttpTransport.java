@@ -53,7 +53,11 @@ final class HttpTransport extends Handler.Abstract {
     super(InvocationType.BLOCKING);
     this.engine = engine;
     this.sessions =
-        new SessionStore(engine.config.maxSessions(), engine.config.sessionIdleTimeout());
+        new SessionStore(
+            engine.config.maxSessions(),
+            engine.config.maxSessionsPerClient(),
+            engine.config.sessionIdleTimeout(),
+            engine.config.unusedSessionTimeout());
     this.allowedHosts = allowedHosts;
     this.allowedOrigins = allowedOrigins;
     this.authenticator = engine.config.authenticator();
@@ -263,14 +267,23 @@ final class HttpTransport extends Handler.Abstract {
         rpcError(response, callback, 400, Json.INVALID_REQUEST, "initialize needs an id");
         return;
       }
-      Optional<Session> created = sessions.create(identity);
-      if (created.isEmpty()) {
-        response.getHeaders().put(HttpHeader.RETRY_AFTER, "10");
+      SessionStore.Created created = sessions.create(identity, clientOf(request, identity));
+      if (created.session().isEmpty()) {
+        boolean clientFull = created.refusal().orElseThrow() == SessionStore.Refusal.CLIENT_FULL;
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, clientFull ? "1" : "10");
         rpcError(
-            response, callback, 503, Json.INTERNAL_ERROR, "Too many sessions; try again later");
+            response,
+            callback,
+            clientFull ? 429 : 503,
+            Json.INTERNAL_ERROR,
+            clientFull
+                ? "This client holds its most sessions ("
+                    + engine.config.maxSessionsPerClient()
+                    + "), all in use; end one (DELETE) or try again later"
+                : "Too many sessions, all in use; try again later");
         return;
       }
-      session = created.get();
+      session = created.session().get();
       response.getHeaders().put(SESSION_HEADER, session.id);
     } else {
       if (sessionId == null) {
@@ -293,6 +306,9 @@ final class HttpTransport extends Handler.Abstract {
         return;
       }
       session = found.get();
+      if (Protocol.isRequest(message)) {
+        session.markUsed(); // a request besides initialize: the client really uses it
+      }
     }
     if (!Protocol.isRequest(message)) {
       engine.protocol.notification(session, message);
@@ -304,6 +320,16 @@ final class HttpTransport extends Handler.Abstract {
     request.addFailureListener(failure -> exchange.broken());
     request.addIdleTimeoutListener(timeout -> !exchange.isPending());
     engine.protocol.request(session, message, exchange);
+  }
+
+  /**
+   * Who a session's client is, for its cap and its fair share of the pipeline: the authenticated
+   * subject, or the remote address of an anonymous client (more connections give it no more).
+   */
+  static String clientOf(Request request, Identity identity) {
+    return identity.equals(Identity.anonymous())
+        ? "mcp " + Request.getRemoteAddr(request)
+        : "mcp identity " + identity.subject();
   }
 
   private void get(Request request, Response response, Callback callback, Identity identity) {
@@ -318,6 +344,7 @@ final class HttpTransport extends Handler.Abstract {
     SseStream stream = openStream(response, callback);
     request.addFailureListener(failure -> stream.close());
     stream.onBroken(() -> session.get().dropChannel(stream));
+    session.get().markUsed();
     session.get().channel(stream);
     stream.keepalive(); // commits the headers now, so the client knows the stream is open
   }

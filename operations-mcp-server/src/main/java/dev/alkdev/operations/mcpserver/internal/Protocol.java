@@ -298,6 +298,7 @@ public final class Protocol {
             .requestId(requestId)
             .input(input)
             .identity(session.identity)
+            .client(session.client) // an anonymous client's fair share is its own
             .deadline(Deadline.after(defaultDeadline))
             .metadata(traceContext(params.path("_meta")));
     if (tool.spec().type() == OperationType.SUBSCRIPTION) {

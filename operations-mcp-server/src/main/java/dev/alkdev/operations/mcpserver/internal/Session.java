@@ -13,6 +13,10 @@ import tools.jackson.databind.node.ObjectNode;
 final class Session {
   final String id;
   final Identity identity;
+
+  /** Who holds it, for the per-client cap and fair shares: a subject, or a remote address. */
+  final String client;
+
   final ConcurrentHashMap<String, McpCall> calls = new ConcurrentHashMap<>();
   volatile String protocolVersion = Protocol.DEFAULT_HEADER_VERSION;
   volatile McpLogLevel logLevel = McpLogLevel.INFO;
@@ -20,10 +24,21 @@ final class Session {
   volatile long lastUsedNanos = System.nanoTime();
   private volatile Channel channel;
   private volatile boolean closed;
+  private volatile boolean used;
 
-  Session(String id, Identity identity) {
+  Session(String id, Identity identity, String client) {
     this.id = id;
     this.identity = identity;
+    this.client = client;
+  }
+
+  /** Marks the session used: it got a request other than initialize, or opened its stream. */
+  void markUsed() {
+    used = true;
+  }
+
+  boolean isUsed() {
+    return used;
   }
 
   void touch() {

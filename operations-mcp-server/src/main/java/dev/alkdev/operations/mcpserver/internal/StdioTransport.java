@@ -41,7 +41,7 @@ final class StdioTransport implements McpStdioEndpoint {
     this.engine = engine;
     this.in = in;
     this.out = out;
-    this.session = new Session("stdio", engine.config.stdioIdentity());
+    this.session = new Session("stdio", engine.config.stdioIdentity(), "mcp stdio");
     this.session.channel(
         new Channel() {
           @Override
