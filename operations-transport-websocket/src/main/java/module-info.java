@@ -6,6 +6,7 @@
  */
 module dev.alkdev.operations.transport.websocket {
   requires transitive dev.alkdev.operations.core;
+  requires dev.alkdev.operations.jetty;
   requires org.eclipse.jetty.websocket.api;
   requires org.eclipse.jetty.websocket.server;
   requires org.eclipse.jetty.websocket.client;

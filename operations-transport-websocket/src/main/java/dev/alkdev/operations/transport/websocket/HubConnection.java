@@ -52,12 +52,9 @@ final class HubConnection implements Endpoint.Events {
   final Set<String> calls = ConcurrentHashMap.newKeySet();
 
   private final AtomicInteger inFlightWrites = new AtomicInteger();
-  // Bytes handed to Jetty and not yet written: bounded by MAX_QUEUED_BYTES.
+  // Bytes handed to Jetty and not yet written: bounded by the hub's maxQueuedBytes.
   private final java.util.concurrent.atomic.AtomicLong queuedBytes =
       new java.util.concurrent.atomic.AtomicLong();
-
-  /** The most a connection may have waiting to be written before it is cut. */
-  static final long MAX_QUEUED_BYTES = 64L << 20;
 
   private volatile long lastWriteProgress = System.nanoTime();
   private final Liveness liveness = new Liveness();
@@ -276,6 +273,11 @@ final class HubConnection implements Endpoint.Events {
     return Outcome.ACCEPTED;
   }
 
+  /** Bytes handed to Jetty for this connection and not yet written. */
+  long queuedBytes() {
+    return queuedBytes.get();
+  }
+
   /** Queues {@code frame}; false when the connection is closed or has just been cut. */
   boolean send(byte[] frame) {
     Session s = session;
@@ -283,16 +285,17 @@ final class HubConnection implements Endpoint.Events {
       return false;
     }
     int size = frame.length;
-    if (queuedBytes.addAndGet(size) > MAX_QUEUED_BYTES) {
+    long bound = hub.options.maxQueuedBytes;
+    if (queuedBytes.addAndGet(size) > bound) {
       // The frame count alone would let 4,096 frames of 1 MiB (4 GiB) wait for a spoke that
       // does not read: the bytes are bounded too.
       queuedBytes.addAndGet(-size);
       hub.cut.incrementAndGet();
       hub.slowWarning.warn(
-          "Spoke {} ({}) cut: over {} MiB waiting to be written to it (it does not read)",
+          "Spoke {} ({}) cut: over {} bytes waiting to be written to it (it does not read)",
           remote,
           identity.subject(),
-          MAX_QUEUED_BYTES >> 20);
+          bound);
       abort();
       return false;
     }

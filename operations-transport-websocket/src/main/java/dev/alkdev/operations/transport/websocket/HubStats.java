@@ -4,6 +4,8 @@ package dev.alkdev.operations.transport.websocket;
  * What a {@link WebSocketHub} holds and has refused.
  *
  * @param connections spokes connected now
+ * @param queuedBytes bytes waiting to be written to spokes now, all connections together (each at
+ *     most {@code maxQueuedBytes})
  * @param refusedUpgrades upgrades refused at the handshake (Origin, authentication, limit)
  * @param denied subscribes and publishes refused by the permission rules or limits
  * @param cut connections the hub closed: too slow, a broken frame
@@ -14,6 +16,7 @@ package dev.alkdev.operations.transport.websocket;
  */
 public record HubStats(
     int connections,
+    long queuedBytes,
     long refusedUpgrades,
     long denied,
     long cut,

@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.discovery.ServingNode;
+import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
@@ -13,6 +14,8 @@ import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.pubsub.TransportCounters;
 import dev.alkdev.operations.pubsub.TransportStats;
+import dev.alkdev.operations.serving.ConnectionLimits;
+import dev.alkdev.operations.serving.ConnectionStats;
 import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
@@ -102,6 +105,7 @@ public final class WebSocketHub implements AutoCloseable {
   private final Set<HubConnection> connections = ConcurrentHashMap.newKeySet();
   private final Server jetty;
   private final ServerConnector connector;
+  private final ConnectionGuard guard;
   private final ForkJoinPool deliveries;
   // The hub's own subscribers that never block (its CallHandler, node) start on the reader's
   // thread.
@@ -138,6 +142,8 @@ public final class WebSocketHub implements AutoCloseable {
     connector.setHost(builder.host);
     connector.setPort(builder.port);
     jetty.addConnector(connector);
+    this.guard =
+        ConnectionGuard.install("WebSocket hub", jetty, connector, builder.connectionLimits);
     long maxFrame = (long) options.maxMessageBytes + Frames.MAX_HEADER_BYTES + 1;
     WebSocketUpgradeHandler upgrade =
         WebSocketUpgradeHandler.from(
@@ -150,9 +156,10 @@ public final class WebSocketHub implements AutoCloseable {
               container.setMaxOutgoingFrames(options.maxQueuedFrames);
               container.addMapping(builder.path, this::upgrade);
             });
-    jetty.setHandler(upgrade);
+    jetty.setHandler(guard.wrap(upgrade));
     try {
       jetty.start();
+      guard.start();
     } catch (Exception e) {
       shutDownThreads();
       throw CallError.builder(
@@ -234,9 +241,19 @@ public final class WebSocketHub implements AutoCloseable {
     return node == null ? Optional.empty() : Optional.of(node.nodeId());
   }
 
+  /** What the hub's connection limits saw and did since it started. */
+  public ConnectionStats connectionStats() {
+    return guard.stats();
+  }
+
   public HubStats stats() {
+    long queued = 0;
+    for (HubConnection connection : connections) {
+      queued += connection.queuedBytes();
+    }
     return new HubStats(
         connections.size(),
+        queued,
         refused.get(),
         denied.get(),
         cut.get(),
@@ -267,6 +284,7 @@ public final class WebSocketHub implements AutoCloseable {
       connection.closeGoingAway();
     }
     try {
+      guard.stop();
       jetty.stop();
     } catch (Exception e) {
       LOG.warn("The hub's server failed to stop", e);
@@ -573,6 +591,7 @@ public final class WebSocketHub implements AutoCloseable {
     final Set<String> allowedOrigins;
     final int maxMessageBytes;
     final int maxQueuedFrames;
+    final long maxQueuedBytes;
     final Duration writeTimeout;
     final Duration pingInterval;
     final Duration idleTimeout;
@@ -585,6 +604,7 @@ public final class WebSocketHub implements AutoCloseable {
       this.allowedOrigins = Set.copyOf(b.allowedOrigins);
       this.maxMessageBytes = b.maxMessageBytes;
       this.maxQueuedFrames = b.maxQueuedFrames;
+      this.maxQueuedBytes = b.maxQueuedBytes;
       this.writeTimeout = b.writeTimeout;
       this.pingInterval = b.pingInterval;
       this.idleTimeout = b.idleTimeout;
@@ -605,6 +625,8 @@ public final class WebSocketHub implements AutoCloseable {
     private boolean strictReplies = true;
     private int maxMessageBytes = CallEvents.DEFAULT_MAX_MESSAGE_BYTES;
     private int maxQueuedFrames = 4096;
+    private long maxQueuedBytes = 16L << 20;
+    private ConnectionLimits connectionLimits = ConnectionLimits.defaults();
     private Duration writeTimeout = Duration.ofSeconds(10);
     private Duration pingInterval = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
@@ -685,6 +707,30 @@ public final class WebSocketHub implements AutoCloseable {
      */
     public Builder maxQueuedFrames(int frames) {
       this.maxQueuedFrames = positive(frames, "maxQueuedFrames");
+      return this;
+    }
+
+    /**
+     * Bytes queued for one spoke before it is cut as too slow (16 MiB by default, at least one
+     * message of {@link #maxMessageBytes}): with the frame bound, what the hub holds for a spoke
+     * that does not read. A spoke's memory on the hub is at most this, one incoming message, and
+     * Jetty's buffers.
+     */
+    public Builder maxQueuedBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("maxQueuedBytes must be at least 1024, was " + bytes);
+      }
+      this.maxQueuedBytes = bytes;
+      return this;
+    }
+
+    /**
+     * What the hub's TCP connections may hold ({@link ConnectionLimits#defaults()}): connections in
+     * all and per address, and the time the upgrade request's head may take. {@link
+     * #maxConnections} still bounds the spokes connected.
+     */
+    public Builder connectionLimits(ConnectionLimits limits) {
+      this.connectionLimits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 
