@@ -311,8 +311,22 @@ public final class CapacityRun {
     return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
   }
 
-  /** VmRSS (KiB) and Threads of a process, from /proc. */
-  static long[] status(long pid) throws IOException {
+  /**
+   * VmRSS (KiB) and Threads of a process, from /proc, after a full GC in it ({@code jcmd GC.run}):
+   * what it holds, not the garbage its allocation rate let the heap grow by (G1 gives the space of
+   * a shrunk heap back after a full collection).
+   */
+  static long[] status(long pid) throws IOException, InterruptedException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Path jcmd = Path.of(java).resolveSibling("jcmd");
+    if (Files.isExecutable(jcmd)) {
+      new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor(30, TimeUnit.SECONDS);
+      Thread.sleep(500);
+    }
     long rss = 0;
     long threads = 0;
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {

@@ -89,7 +89,7 @@ class GatewayConnectionLimitsTest extends GatewayTestSupport {
 
       // One of the first five leaves: the address may connect again.
       held.get(0).close();
-      waitUntil(() -> gateway.connectionStats().open() == 5);
+      waitUntil(() -> gateway.connectionStats().open() == 4);
       Socket again = SlowClients.connect(gateway.port(), "127.0.0.1");
       held.add(again);
       assertThat(answer(again, gateway.port(), "/ops/demo.echo?message=z"))

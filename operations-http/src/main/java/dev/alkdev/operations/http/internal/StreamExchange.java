@@ -74,7 +74,7 @@ final class StreamExchange implements CallSink {
    * The buffers' first size: they grow to what a busy stream batches (and stay so for the stream),
    * while an idle stream, one item at a time, holds two small ones.
    */
-  private static final int FIRST_BUFFER = 4 * 1024;
+  private static final int FIRST_BUFFER = 1024;
 
   /** A buffer's size once it outgrows the first: a batch, and the item that crossed the line. */
   private static final int GROWN_BUFFER = BATCH + BATCH / 4;
@@ -282,6 +282,9 @@ final class StreamExchange implements CallSink {
       if (finished) {
         queue.clear();
       }
+      // Between drains a stream holds no generator: its buffers (about 16 KiB) go back to
+      // Jackson's pool, so an idle stream costs its two small byte arrays, not a generator's.
+      releaseGenerator();
       missed = pending.addAndGet(-missed);
       if (missed == 0) {
         return;
@@ -326,6 +329,9 @@ final class StreamExchange implements CallSink {
       return;
     }
     start();
+    if (json == null) {
+      json = WRITER.createGenerator(bytes);
+    }
     wroteSinceTick = true;
     if (next == START) {
       if (!writing) {
@@ -457,14 +463,18 @@ final class StreamExchange implements CallSink {
 
   /** Starts a write of what the buffer holds, if it holds anything (or the stream ends). */
   private void send() {
-    json.flush();
+    if (json != null) {
+      json.flush();
+    }
     if (bytes.size > 0 || ending) {
       sendNow(ending);
     }
   }
 
   private void sendNow(boolean last) {
-    json.flush();
+    if (json != null) {
+      json.flush();
+    }
     ByteBuffer out = bytes.take();
     writing = true;
     writingSince = System.nanoTime() | 1; // never 0 while writing
@@ -488,7 +498,14 @@ final class StreamExchange implements CallSink {
     if (dataOnly) {
       response.getHeaders().put("Preference-Applied", "return=minimal");
     }
-    json = WRITER.createGenerator(bytes);
+  }
+
+  /** Flushes what Jackson still holds into the bytes and gives its buffers back. */
+  private void releaseGenerator() {
+    if (json != null) {
+      json.close(); // flushes into the bytes (closing them is a no-op) and returns its buffers
+      json = null;
+    }
   }
 
   /**
@@ -509,9 +526,7 @@ final class StreamExchange implements CallSink {
   private void finish() {
     finished = true;
     stop();
-    if (json != null) {
-      json.close(); // its buffers go back to Jackson's pool; the bytes are already taken
-    }
+    releaseGenerator();
   }
 
   /** The exchange failed under us (client gone, idle timeout, server stopping). */
