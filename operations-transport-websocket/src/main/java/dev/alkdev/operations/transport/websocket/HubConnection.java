@@ -119,30 +119,39 @@ final class HubConnection implements PacedEndpoint.Paced {
 
   /**
    * Asks Jetty for the next frame unless one is asked for already, or the spoke has half its bound
-   * or more waiting to be written to it: then reading stays paused until writes bring it below.
+   * or more waiting to be written to it: then reading stays paused until writes bring it below. A
+   * closed connection is read on (its frames are ignored), so that Jetty sees the peer's answer to
+   * the close.
    */
   private void readMore() {
     Session s = session;
-    if (s == null || closed.get()) {
+    if (s == null) {
       return;
     }
+    boolean open = !closed.get();
     synchronized (pace) {
       if (demanding) {
         return;
       }
-      paused = true; // before the queue is read: see the fields
-      if (queuedBytes.get() >= hub.options.maxQueuedBytes / 2) {
-        if (pausedSince == 0) {
-          pausedSince = System.nanoTime() | 1; // never 0
-          hub.pauses.incrementAndGet();
+      if (open) {
+        paused = true; // before the queue is read: see the fields
+        if (queuedBytes.get() >= hub.options.maxQueuedBytes / 2) {
+          if (pausedSince == 0) {
+            pausedSince = System.nanoTime() | 1; // never 0
+            hub.pauses.incrementAndGet();
+          }
+          return;
         }
-        return;
+        paused = false;
+        pausedSince = 0;
       }
-      paused = false;
-      pausedSince = 0;
       demanding = true;
     }
-    s.demand();
+    try {
+      s.demand();
+    } catch (RuntimeException e) {
+      LOG.debug("Spoke {}: no more frames to read: {}", remote, e.toString());
+    }
   }
 
   @Override
@@ -485,6 +494,7 @@ final class HubConnection implements PacedEndpoint.Paced {
       s.close(status, reason.length() > 100 ? reason.substring(0, 100) : reason, Callback.NOOP);
     }
     disconnected();
+    readMore(); // for the peer's answer to the close, if reading was paused
   }
 
   /**
