@@ -5,19 +5,21 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
-import dev.alkdev.operations.transport.websocket.internal.Endpoint;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
 import dev.alkdev.operations.transport.websocket.internal.Liveness;
+import dev.alkdev.operations.transport.websocket.internal.PacedEndpoint;
 import dev.alkdev.operations.transport.websocket.internal.Peek;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritePendingException;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 import org.slf4j.Logger;
@@ -26,10 +28,18 @@ import org.slf4j.LoggerFactory;
 /**
  * One spoke's connection to the hub: reads its frames (on Jetty's thread for the connection, one at
  * a time), applies the rules to what it asks, and writes what the broker hands it. Writes are
- * asynchronous and bounded: Jetty's outgoing queue holds at most {@code maxQueuedFrames}, and a
- * connection whose writes make no progress for the write timeout is cut.
+ * asynchronous and bounded: Jetty's outgoing queue holds at most {@code maxQueuedFrames} and, as
+ * the hub counts them, {@code maxQueuedBytes} of messages; a connection whose writes make no
+ * progress for the write timeout is cut.
+ *
+ * <p>Reading is paced by writing (D95): the next frame is read only while less than half of {@code
+ * maxQueuedBytes} waits to be written to the spoke. A spoke that sends without reading what it is
+ * answered is therefore not read either, and TCP holds its flood back in its own socket. A message
+ * for a spoke already at {@code maxQueuedBytes} is not queued: a request goes to another member of
+ * its queue group (or is refused to its caller), anything else closes the connection (1008), and so
+ * does staying paused for longer than {@code queueGrace}.
  */
-final class HubConnection implements Endpoint.Events {
+final class HubConnection implements PacedEndpoint.Paced {
   private static final Logger LOG = LoggerFactory.getLogger(HubConnection.class);
 
   private final WebSocketHub hub;
@@ -48,13 +58,25 @@ final class HubConnection implements Endpoint.Events {
   /** Inboxes this connection may send node.hello / node.specs to, until when (nanoTime). */
   private final ConcurrentHashMap<String, Long> nodeReplyGrants = new ConcurrentHashMap<>();
 
-  /** Calls this connection made that are still open: their ids, for its pending-calls limit. */
-  final Set<String> calls = ConcurrentHashMap.newKeySet();
+  /**
+   * Calls this connection made that are still open: their ids and their requests' sizes, for its
+   * limits of calls and of bytes in flight.
+   */
+  private final ConcurrentHashMap<String, Integer> calls = new ConcurrentHashMap<>();
+
+  private final AtomicLong callBytes = new AtomicLong();
 
   private final AtomicInteger inFlightWrites = new AtomicInteger();
-  // Bytes handed to Jetty and not yet written: bounded by the hub's maxQueuedBytes.
-  private final java.util.concurrent.atomic.AtomicLong queuedBytes =
-      new java.util.concurrent.atomic.AtomicLong();
+  // Bytes handed to Jetty and not yet written: messages are queued only below maxQueuedBytes.
+  private final AtomicLong queuedBytes = new AtomicLong();
+
+  // Pacing (D95). A demand is outstanding (Jetty will read one more frame), or the reading is
+  // paused: set before the queue is looked at, so that a write finishing meanwhile sees it and
+  // looks again (each side writes its own variable, then reads the other's).
+  private final Object pace = new Object();
+  private boolean demanding; // guarded by pace
+  private volatile boolean paused;
+  private volatile long pausedSince; // nanoTime when reading last stopped for the queue; 0: reading
 
   private volatile long lastWriteProgress = System.nanoTime();
   private final Liveness liveness = new Liveness();
@@ -84,6 +106,52 @@ final class HubConnection implements Endpoint.Events {
       return;
     }
     send(Frames.of("HELLO 1 " + hub.options.maxMessageBytes + " " + identityJson));
+    readMore();
+  }
+
+  @Override
+  public void frameDone() {
+    synchronized (pace) {
+      demanding = false; // Jetty used the demand for the frame just handled
+    }
+    readMore();
+  }
+
+  /**
+   * Asks Jetty for the next frame unless one is asked for already, or the spoke has half its bound
+   * or more waiting to be written to it: then reading stays paused until writes bring it below. A
+   * closed connection is read on (its frames are ignored), so that Jetty sees the peer's answer to
+   * the close.
+   */
+  private void readMore() {
+    Session s = session;
+    if (s == null) {
+      return;
+    }
+    boolean open = !closed.get();
+    synchronized (pace) {
+      if (demanding) {
+        return;
+      }
+      if (open) {
+        paused = true; // before the queue is read: see the fields
+        if (queuedBytes.get() >= hub.options.maxQueuedBytes / 2) {
+          if (pausedSince == 0) {
+            pausedSince = System.nanoTime() | 1; // never 0
+            hub.pauses.incrementAndGet();
+          }
+          return;
+        }
+        paused = false;
+        pausedSince = 0;
+      }
+      demanding = true;
+    }
+    try {
+      s.demand();
+    } catch (RuntimeException e) {
+      LOG.debug("Spoke {}: no more frames to read: {}", remote, e.toString());
+    }
   }
 
   @Override
@@ -257,6 +325,16 @@ final class HubConnection implements Endpoint.Events {
     if (closed.get()) {
       return Outcome.CLOSED;
     }
+    long queued = queuedBytes.get();
+    if (queued >= hub.options.maxQueuedBytes) {
+      // The spoke is not reading what it has: a request may still be served by another member of
+      // its queue group; anything else cannot wait and must not be lost silently.
+      if (isRequestTopic(topic)) {
+        return Outcome.REJECTED;
+      }
+      closeForBound(queued + " bytes were waiting to be written to it when a message came");
+      return Outcome.CLOSED;
+    }
     if (!hub.rules.delivering(this, delivery)) {
       return Outcome.REJECTED;
     }
@@ -273,31 +351,21 @@ final class HubConnection implements Endpoint.Events {
     return Outcome.ACCEPTED;
   }
 
-  /** Bytes handed to Jetty for this connection and not yet written. */
-  long queuedBytes() {
-    return queuedBytes.get();
-  }
-
-  /** Queues {@code frame}; false when the connection is closed or has just been cut. */
+  /**
+   * Queues {@code frame}; false when the connection is closed or has just been cut. Messages are
+   * checked against the bound before (in {@link #deliver}); the hub's answers to the spoke's own
+   * frames are always queued: there is at most one per frame read, and reading stops at half the
+   * bound.
+   */
   boolean send(byte[] frame) {
     Session s = session;
     if (s == null || closed.get()) {
       return false;
     }
     int size = frame.length;
-    long bound = hub.options.maxQueuedBytes;
-    if (queuedBytes.addAndGet(size) > bound) {
-      // The frame count alone would let 4,096 frames of 1 MiB (4 GiB) wait for a spoke that
-      // does not read: the bytes are bounded too.
-      queuedBytes.addAndGet(-size);
-      hub.cut.incrementAndGet();
-      hub.slowWarning.warn(
-          "Spoke {} ({}) cut: over {} bytes waiting to be written to it (it does not read)",
-          remote,
-          identity.subject(),
-          bound);
-      abort();
-      return false;
+    long queued = queuedBytes.addAndGet(size);
+    if (queued > hub.queuedHighWater.get()) {
+      hub.queuedHighWater.accumulateAndGet(queued, Math::max);
     }
     if (inFlightWrites.getAndIncrement() == 0) {
       lastWriteProgress = System.nanoTime();
@@ -322,6 +390,9 @@ final class HubConnection implements Endpoint.Events {
     inFlightWrites.decrementAndGet();
     queuedBytes.addAndGet(-size);
     lastWriteProgress = System.nanoTime();
+    if (paused) {
+      readMore();
+    }
   }
 
   private void writeFailed(int size, Throwable cause) {
@@ -341,8 +412,21 @@ final class HubConnection implements Endpoint.Events {
     }
   }
 
-  /** Cuts a connection whose writes have made no progress for the write timeout. */
-  void checkWrites(long now, long writeTimeoutNanos) {
+  /**
+   * Closes a connection whose reading has been paused for its queue longer than the grace, and cuts
+   * one whose writes have made no progress for the write timeout.
+   */
+  void checkWrites(long now, long writeTimeoutNanos, long graceNanos) {
+    long since = pausedSince;
+    if (since != 0 && now - since > graceNanos) {
+      closeForBound(
+          "over half its bound of "
+              + hub.options.maxQueuedBytes
+              + " bytes for longer than "
+              + TimeUnit.NANOSECONDS.toMillis(graceNanos)
+              + " ms");
+      return;
+    }
     if (inFlightWrites.get() > 0 && now - lastWriteProgress > writeTimeoutNanos) {
       hub.cut.incrementAndGet();
       hub.slowWarning.warn(
@@ -410,6 +494,31 @@ final class HubConnection implements Endpoint.Events {
       s.close(status, reason.length() > 100 ? reason.substring(0, 100) : reason, Callback.NOOP);
     }
     disconnected();
+    readMore(); // for the peer's answer to the close, if reading was paused
+  }
+
+  /**
+   * Closes a spoke that does not read what it is sent (D95): 1008 with a reason, which Jetty puts
+   * before everything still queued and discards the rest, so the memory is released at once; a
+   * spoke that reads slowly sees why. One that does not read at all is dropped a second later.
+   */
+  private void closeForBound(String why) {
+    Session s = session;
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    hub.cut.incrementAndGet();
+    hub.cutForBound.incrementAndGet();
+    hub.slowWarning.warn(
+        "Spoke {} ({}) closed: it does not read what it is sent ({})",
+        remote,
+        identity.subject(),
+        why);
+    released();
+    if (s != null) {
+      s.close(1008, "The spoke does not read what the hub sends it", Callback.NOOP);
+      hub.later(s::disconnect, 1000);
+    }
   }
 
   /** Drops the connection at once: a spoke that does not read gets no close handshake. */
@@ -426,9 +535,14 @@ final class HubConnection implements Endpoint.Events {
   }
 
   private void disconnected() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
+    if (closed.compareAndSet(false, true)) {
+      released();
     }
+  }
+
+  /** Gives up what the connection held, once: its subscriptions, claims and calls. */
+  private void released() {
+    pausedSince = 0;
     for (Iterator<Map.Entry<Long, Broker.Sub>> it = subs.entrySet().iterator(); it.hasNext(); ) {
       hub.broker.remove(it.next().getValue());
       it.remove();
@@ -438,6 +552,44 @@ final class HubConnection implements Endpoint.Events {
 
   boolean isClosed() {
     return closed.get();
+  }
+
+  /** Bytes handed to Jetty for this connection and not yet written. */
+  long queuedBytes() {
+    return queuedBytes.get();
+  }
+
+  /** Whether reading this connection is paused for its queue now. */
+  boolean readingPaused() {
+    return pausedSince != 0;
+  }
+
+  int openCalls() {
+    return calls.size();
+  }
+
+  /** Bytes of the requests of this connection's open calls. */
+  long openCallBytes() {
+    return callBytes.get();
+  }
+
+  /** A call this connection made is open; {@code bytes}: its request's size. */
+  void callOpened(String requestId, int bytes) {
+    Integer previous = calls.put(requestId, bytes);
+    callBytes.addAndGet(bytes - (previous == null ? 0 : previous));
+  }
+
+  /** A call this connection made ended (answered, aborted, expired, refused). */
+  void callEnded(String requestId) {
+    Integer bytes = calls.remove(requestId);
+    if (bytes != null) {
+      callBytes.addAndGet(-bytes);
+    }
+  }
+
+  /** The ids of this connection's open calls (a snapshot). */
+  List<String> openCallIds() {
+    return List.copyOf(calls.keySet());
   }
 
   static boolean isRequestTopic(String topic) {

@@ -343,11 +343,25 @@ final class HubRules {
         && CallEvents.isValidRequestId(peek.requestId)
         && peek.replyTo != null
         && ProtocolTopics.isInbox(peek.replyTo)) {
-      if (connection.calls.size() >= hub.options.maxPendingCalls) {
+      if (connection.openCalls() >= hub.options.maxPendingCalls) {
         return new Verdict(
             ErrorCode.RESOURCE_EXHAUSTED,
             true,
             "at most " + hub.options.maxPendingCalls + " calls in flight per connection",
+            null);
+      }
+      // Bytes too (D95): what one connection's calls hold wherever they run (the hub's own
+      // pipeline keeps each request until its handler ends), whatever their count. One call is
+      // always allowed, however large (up to maxMessageBytes).
+      if (connection.openCalls() > 0
+          && connection.openCallBytes() + delivery.payload.length
+              > hub.options.maxPendingCallBytes) {
+        return new Verdict(
+            ErrorCode.RESOURCE_EXHAUSTED,
+            true,
+            "at most "
+                + hub.options.maxPendingCallBytes
+                + " bytes of requests in flight per connection",
             null);
       }
       // Clamped: a huge deadlineMs would overflow nanoTime arithmetic and be forgotten at once,
@@ -365,7 +379,7 @@ final class HubRules {
             ErrorCode.INVALID_INPUT, false, "the request id is in use by another caller", null);
       }
       // Tracked before it is relayed: its answer may come back before the publish returns.
-      connection.calls.add(peek.requestId);
+      connection.callOpened(peek.requestId, delivery.payload.length);
     }
     return Verdict.allow(peek);
   }
@@ -475,7 +489,7 @@ final class HubRules {
     if (call != null && call.caller() == caller) {
       callers.remove(requestId, call);
     }
-    caller.calls.remove(requestId);
+    caller.callEnded(requestId);
   }
 
   private static boolean expired(Holder holder, long now) {
@@ -539,7 +553,7 @@ final class HubRules {
           entry.getValue().replyTo(), CallEvents.encode(CallEvents.failed(requestId, gone)));
     }
     connection.served.clear();
-    for (String requestId : connection.calls) {
+    for (String requestId : connection.openCallIds()) {
       CallerCall call = callers.get(requestId);
       if (call != null && call.caller() == connection) {
         callers.remove(requestId, call);
@@ -549,7 +563,7 @@ final class HubRules {
                 new CallEvent.Aborted(requestId, Optional.of("the caller disconnected"))));
       }
     }
-    connection.calls.clear();
+    connection.openCallIds().forEach(connection::callEnded);
   }
 
   /** Forgets calls long past their deadlines whose answers were lost. */
@@ -563,7 +577,7 @@ final class HubRules {
             entry -> {
               CallerCall call = entry.getValue();
               if (call.expiresAt() != NEVER && call.expiresAt() - now < 0) {
-                call.caller().calls.remove(entry.getKey());
+                call.caller().callEnded(entry.getKey());
                 return true;
               }
               return false;

@@ -18,7 +18,7 @@ import org.eclipse.jetty.websocket.client.WebSocketClient;
  */
 public final class RawSocket implements Session.Listener, AutoCloseable {
   private final WebSocketClient client;
-  private final boolean reading;
+  private volatile boolean reading;
   final LinkedBlockingQueue<String> frames = new LinkedBlockingQueue<>();
   final CompletableFuture<Integer> closed = new CompletableFuture<>();
   private volatile Session session;
@@ -44,6 +44,12 @@ public final class RawSocket implements Session.Listener, AutoCloseable {
       throw e;
     }
     return socket;
+  }
+
+  /** A socket opened as not reading starts reading (what waited for it, then the rest). */
+  void startReading() {
+    reading = true;
+    session.demand();
   }
 
   Session session() {

@@ -166,14 +166,14 @@ class WebSocketHostileTest {
         RawSocket stuck = RawSocket.open(hub.uri(), false);
         WebSocketSpoke publisher = spoke(hub);
         WebSocketSpoke reader = spoke(hub)) {
-      stuck.send("SUB 1 flood");
+      stuck.send("SUB 1 flood\n");
       AtomicInteger received = new AtomicInteger();
       reader.subscribe(
           "flood",
           SubscribeOptions.defaults().withBufferSize(100_000),
           m -> received.incrementAndGet());
       publisher.flush(WAIT);
-      stuck.send("SYNC 1"); // the subscription is in place once the hub handled this
+      stuck.send("SYNC 1\n"); // the subscription is in place once the hub handled this
       Thread.sleep(200);
       byte[] chunk = new byte[32 * 1024];
       int sent = 0;
