@@ -138,30 +138,37 @@ public final class OperationMetrics implements OperationInterceptor {
     Gauge.builder("operations.serving.running", stats, s -> s.get().calls())
         .description("Calls admitted by the serving pipeline and not yet ended")
         .tags(unary)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.running", stats, s -> s.get().streams())
         .description("Calls admitted by the serving pipeline and not yet ended")
         .tags(stream)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.capacity", stats, s -> s.get().maxConcurrentCalls())
         .description("The most calls of a lane the serving pipeline runs at once")
         .tags(unary)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.capacity", stats, s -> s.get().maxConcurrentStreams())
         .description("The most calls of a lane the serving pipeline runs at once")
         .tags(stream)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.callers", stats, s -> s.get().callers())
         .description("Callers (identities or anonymous clients) with a call or stream running")
         .tags(tags)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.waiting", stats, s -> s.get().waiting())
         .description("Blocking handlers and emitters admitted and waiting for a thread")
         .tags(tags)
+        .strongReference(true)
         .register(registry);
     Gauge.builder("operations.serving.saturated", stats, s -> s.get().saturated() ? 1 : 0)
         .description("1 while a lane is full, so that new calls of its kind are refused")
         .tags(tags)
+        .strongReference(true) // the supplier is often a method reference nothing else holds
         .register(registry);
     FunctionCounter.builder("operations.serving.refused", stats, s -> s.get().refusedServerFull())
         .description("Calls refused with RESOURCE_EXHAUSTED for capacity")
@@ -192,6 +199,7 @@ public final class OperationMetrics implements OperationInterceptor {
     Gauge.builder("operations.protocol.pending", stats, s -> s.get().pending())
         .description("Calls waiting for their answer")
         .tags(tags)
+        .strongReference(true)
         .register(registry);
     FunctionCounter.builder("operations.protocol.late", stats, s -> s.get().late())
         .description("Answers that arrived after their call had ended")
