@@ -172,7 +172,7 @@ public interface OperationRegistry extends AutoCloseable {
      * Where blocking handlers and emitter subscriptions run. By default a virtual thread per call
      * on JDK 21 and later, else two elastic pools of platform threads, one for blocking unary
      * handlers and one for emitters, so that open streams never take the threads unary calls need
-     * (D97). Given an executor, both run on it: a fixed pool then makes blocking calls wait behind
+     * (D91). Given an executor, both run on it: a fixed pool then makes blocking calls wait behind
      * streams. A registry does not shut down an executor it was given.
      */
     public Builder executor(ExecutorService executor) {

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * lets a thread go after a minute idle; past the bound it rejects (which the registry reports as
  * RESOURCE_EXHAUSTED) rather than queue. A fixed pool would make every task wait behind the longest
  * ones: a stream holds its thread for its whole life, so a handful of streams used to stop every
- * blocking call (D97). The bounds are the serving pipeline's default lane capacities, so on a
+ * blocking call (D91). The bounds are the serving pipeline's default lane capacities, so on a
  * server with default limits the pipeline refuses work before a lane runs out of threads.
  */
 public final class HandlerExecutors {

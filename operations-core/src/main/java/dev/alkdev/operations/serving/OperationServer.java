@@ -57,7 +57,7 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>The two lanes are why streams cannot starve unary calls: however many streams are open (up to
  * their lane's capacity), unary calls still have every slot of theirs, and the registry runs
- * blocking handlers and emitters on separate executors (D97).
+ * blocking handlers and emitters on separate executors (D91).
  *
  * <p>A unary operation served to a stream consumer is a stream of one item; a SUBSCRIPTION served
  * to a unary caller streams without bound (the caller decides when it has enough). Thread-safe.

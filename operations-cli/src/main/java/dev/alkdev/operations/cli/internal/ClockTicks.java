@@ -9,7 +9,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code demo.clock}'s stream: ticks from a shared timer, so an open clock holds no thread between
  * ticks or while its consumer has no demand (on JDK 17 a blocking emitter would hold one for the
- * stream's whole life, D97). Every signal is sent from the timer's one thread, so they are serial;
+ * stream's whole life, D91). Every signal is sent from the timer's one thread, so they are serial;
  * a tick that falls due without demand waits until {@link #request} gives some.
  */
 final class ClockTicks implements Flow.Subscription {

@@ -422,7 +422,7 @@ public final class GatewayHandler extends Handler.Abstract {
       throw new MethodNotAllowed("POST", method);
     }
     // An anonymous caller's fair share is its remote address's (connections are cheap to open;
-    // addresses are not): behind a proxy every caller shares it, so authenticate there (D97).
+    // addresses are not): behind a proxy every caller shares it, so authenticate there (D91).
     CallRequest.Builder call =
         CallRequest.builder(operationId)
             .identity(identity)

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The HTTP endpoint's sessions: random ids (128 bits from {@link SecureRandom}), bound to the
- * identity that opened them, and held so that no client can lock another out (D99):
+ * identity that opened them, and held so that no client can lock another out (D93):
  *
  * <ul>
  *   <li>a session never used after {@code initialize} (no request but initialize, no GET stream)

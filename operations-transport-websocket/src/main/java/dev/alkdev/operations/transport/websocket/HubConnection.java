@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * the hub counts them, {@code maxQueuedBytes} of messages; a connection whose writes make no
  * progress for the write timeout is cut.
  *
- * <p>Reading is paced by writing (D95): the next frame is read only while less than half of {@code
+ * <p>Reading is paced by writing (D94): the next frame is read only while less than half of {@code
  * maxQueuedBytes} waits to be written to the spoke. A spoke that sends without reading what it is
  * answered is therefore not read either, and TCP holds its flood back in its own socket. A message
  * for a spoke already at {@code maxQueuedBytes} is not queued: a request goes to another member of
@@ -70,7 +70,7 @@ final class HubConnection implements PacedEndpoint.Paced {
   // Bytes handed to Jetty and not yet written: messages are queued only below maxQueuedBytes.
   private final AtomicLong queuedBytes = new AtomicLong();
 
-  // Pacing (D95). A demand is outstanding (Jetty will read one more frame), or the reading is
+  // Pacing (D94). A demand is outstanding (Jetty will read one more frame), or the reading is
   // paused: set before the queue is looked at, so that a write finishing meanwhile sees it and
   // looks again (each side writes its own variable, then reads the other's).
   private final Object pace = new Object();
@@ -498,7 +498,7 @@ final class HubConnection implements PacedEndpoint.Paced {
   }
 
   /**
-   * Closes a spoke that does not read what it is sent (D95): 1008 with a reason, which Jetty puts
+   * Closes a spoke that does not read what it is sent (D94): 1008 with a reason, which Jetty puts
    * before everything still queued and discards the rest, so the memory is released at once; a
    * spoke that reads slowly sees why. One that does not read at all is dropped a second later.
    */

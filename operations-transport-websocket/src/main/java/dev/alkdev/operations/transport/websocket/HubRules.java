@@ -350,7 +350,7 @@ final class HubRules {
             "at most " + hub.options.maxPendingCalls + " calls in flight per connection",
             null);
       }
-      // Bytes too (D95): what one connection's calls hold wherever they run (the hub's own
+      // Bytes too (D94): what one connection's calls hold wherever they run (the hub's own
       // pipeline keeps each request until its handler ends), whatever their count. One call is
       // always allowed, however large (up to maxMessageBytes).
       if (connection.openCalls() > 0

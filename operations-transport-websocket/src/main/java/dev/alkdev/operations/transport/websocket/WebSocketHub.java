@@ -101,7 +101,7 @@ public final class WebSocketHub implements AutoCloseable {
   final AtomicLong malformedFrames = new AtomicLong();
   final AtomicLong denied = new AtomicLong();
   final AtomicLong cut = new AtomicLong();
-  // D95: spokes closed for not reading what they are sent, the most ever queued for one spoke, and
+  // D94: spokes closed for not reading what they are sent, the most ever queued for one spoke, and
   // how often a spoke's reading was paused for its queue.
   final AtomicLong cutForBound = new AtomicLong();
   final AtomicLong queuedHighWater = new AtomicLong();
@@ -580,7 +580,7 @@ public final class WebSocketHub implements AutoCloseable {
                     rules.hubAnswered(delivery);
                   }
                   SerialMailbox.Outcome outcome =
-                      // TODO(D95, client key): the pipeline gives each anonymous caller its own
+                      // TODO(D94, client key): the pipeline gives each anonymous caller its own
                       // fair share by CallRequest.client, which CallHandler fills with the reply
                       // inbox. Once Message can carry the client (a core change), pass the
                       // sending connection's id here (delivery.from: a serial or its remote

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 
 /**
- * What the hub holds for one spoke is bounded (D95): a spoke that floods without reading is not
+ * What the hub holds for one spoke is bounded (D94): a spoke that floods without reading is not
  * read either, never has more than its bound and one message queued, and is closed; the other
  * spokes' calls are answered meanwhile, and a spoke that reads loses nothing however hard it
  * pushes.
