@@ -160,6 +160,23 @@ class McpSessionLimitsTest {
   }
 
   @Test
+  void readinessReportsThePipelinesSaturation() throws Exception {
+    OperationServer full =
+        OperationServer.builder(registry).maxConcurrentCalls(1).maxCallsPerIdentity(1).build();
+    start(McpServer.builder(full));
+    RawHttp.Response health = RawHttp.send(http.port(), "GET", Map.of(), null, "/healthz");
+    assertThat(health.status()).isEqualTo(200);
+    RawHttp.Response ready = RawHttp.send(http.port(), "GET", Map.of(), null, "/readyz");
+    assertThat(ready.status()).isEqualTo(200);
+    assertThat(ready.json().get("status").asString()).isEqualTo("ready");
+    full.close(); // a closed pipeline drains: not ready, still alive
+    ready = RawHttp.send(http.port(), "GET", Map.of(), null, "/readyz");
+    assertThat(ready.status()).isEqualTo(503);
+    assertThat(ready.json().get("status").asString()).isEqualTo("draining");
+    assertThat(ready.header("retry-after")).isEqualTo("1");
+  }
+
+  @Test
   void trickledHeadsAndBodiesAreCut() throws Exception {
     start(
         McpServer.builder(pipeline)

@@ -47,15 +47,28 @@ final class RawHttp {
     return send(port, "127.0.0.1", method, headers, body);
   }
 
-  /** As {@link #send(int, String, Map, byte[])}, from the loopback address {@code from}. */
+  /** A request for {@code path} rather than the endpoint's. */
+  static Response send(
+      int port, String method, Map<String, String> headers, byte[] body, String path)
+      throws IOException {
+    return send(port, "127.0.0.1", method, headers, body, path);
+  }
+
   static Response send(
       int port, String from, String method, Map<String, String> headers, byte[] body)
+      throws IOException {
+    return send(port, from, method, headers, body, "/mcp");
+  }
+
+  /** As {@link #send(int, String, Map, byte[])}, from the loopback address {@code from}. */
+  static Response send(
+      int port, String from, String method, Map<String, String> headers, byte[] body, String path)
       throws IOException {
     try (Socket socket = new Socket()) {
       socket.bind(new java.net.InetSocketAddress(java.net.InetAddress.getByName(from), 0));
       socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5_000);
       socket.setSoTimeout(10_000);
-      StringBuilder head = new StringBuilder(method + " /mcp HTTP/1.1\r\n");
+      StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
       Map<String, String> all = new LinkedHashMap<>();
       all.put("Host", "127.0.0.1:" + port);
       all.putAll(headers);

@@ -9,9 +9,9 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.http.HttpGateway;
 import dev.alkdev.operations.internal.TraceContext;
+import dev.alkdev.operations.jetty.internal.HealthRoutes;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
-import dev.alkdev.operations.serving.ServingStats;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -190,19 +190,11 @@ public final class GatewayHandler extends Handler.Abstract {
       preflight(request, response, callback, origin, cors);
       return;
     }
-    switch (path) {
-      case "/healthz" -> {
-        requireGet(method);
-        writeJson(
-            response, callback, 200, JsonNodeFactory.instance.objectNode().put("status", "ok"));
-        return;
-      }
-      case "/readyz" -> {
-        requireGet(method);
-        writeReadiness(response, callback);
-        return;
-      }
-      default -> {}
+    if (HealthRoutes.answer(request, response, callback, () -> Optional.of(server.stats()))) {
+      return;
+    }
+    if (path.equals(HealthRoutes.HEALTH) || path.equals(HealthRoutes.READY)) {
+      requireGet(method); // the routes answer GET only
     }
     TextRoute extra = config.textRoutes().get(path);
     if (extra != null) {
@@ -653,26 +645,6 @@ public final class GatewayHandler extends Handler.Abstract {
     if (version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0) {
       response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
     }
-  }
-
-  /**
-   * Readiness: 200 while the pipeline takes new calls; 503 while it drains or a lane is full
-   * (saturated), with Retry-After, so a load balancer sends new work elsewhere. Liveness ({@code
-   * /healthz}) stays 200 either way: a saturated server is busy, not broken.
-   */
-  private void writeReadiness(Response response, Callback callback) {
-    ServingStats stats = server.stats();
-    String status = stats.closed() ? "draining" : stats.saturated() ? "saturated" : "ready";
-    ObjectNode body = JsonNodeFactory.instance.objectNode().put("status", status);
-    body.put("calls", stats.calls());
-    body.put("maxConcurrentCalls", stats.maxConcurrentCalls());
-    body.put("streams", stats.streams());
-    body.put("maxConcurrentStreams", stats.maxConcurrentStreams());
-    body.put("waiting", stats.waiting());
-    if (!stats.ready()) {
-      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-    }
-    writeJson(response, callback, stats.ready() ? 200 : 503, body);
   }
 
   static void writeError(Request request, Response response, Callback callback, CallError error) {

@@ -4,6 +4,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
+import dev.alkdev.operations.jetty.internal.HealthRoutes;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpSessionStats;
 import dev.alkdev.operations.mcpserver.McpStdioEndpoint;
@@ -17,6 +18,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -263,7 +265,7 @@ public final class Engine implements AutoCloseable {
       jetty.addConnector(connector);
       this.guard =
           ConnectionGuard.install("MCP server", jetty, connector, config.connectionLimits());
-      jetty.setHandler(guard.wrap(transport));
+      jetty.setHandler(guard.wrap(HealthRoutes.wrap(transport, () -> Optional.of(server.stats()))));
       jetty.setStopTimeout(2_000);
       try {
         jetty.start();

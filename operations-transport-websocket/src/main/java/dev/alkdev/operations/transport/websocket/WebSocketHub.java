@@ -6,6 +6,7 @@ import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
+import dev.alkdev.operations.jetty.internal.HealthRoutes;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
@@ -167,7 +168,11 @@ public final class WebSocketHub implements AutoCloseable {
               container.setMaxOutgoingFrames(options.maxQueuedFrames);
               container.addMapping(builder.path, this::upgrade);
             });
-    jetty.setHandler(guard.wrap(upgrade));
+    OperationServer served = builder.served;
+    jetty.setHandler(
+        guard.wrap(
+            HealthRoutes.wrap(
+                upgrade, () -> Optional.ofNullable(served).map(OperationServer::stats))));
     try {
       jetty.start();
       guard.start();

@@ -2,11 +2,6 @@ package dev.alkdev.operations.transport.websocket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.alkdev.operations.Handler;
-import dev.alkdev.operations.OperationRegistry;
-import dev.alkdev.operations.OperationSpec;
-import dev.alkdev.operations.protocol.CallHandler;
-import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.serving.ConnectionLimits;
 import dev.alkdev.operations.testing.SlowClients;
@@ -30,33 +25,33 @@ import org.junit.jupiter.api.Timeout;
 class HubConnectionLimitsTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
 
-  private static WebSocketHub.Builder hub() {
-    return WebSocketHub.builder().permissions(SpokePermissions.allowAll());
+  @Test
+  void livenessAndReadinessAreAnswered() throws Exception {
+    try (WebSocketHub hub = WebSocketHostileTest.hub().start()) {
+      for (String path : List.of("/healthz", "/readyz")) {
+        assertThat(statusOf(hub, path)).as(path).isEqualTo("HTTP/1.1 200");
+      }
+    }
   }
 
-  private static WebSocketSpoke spoke(WebSocketHub hub) {
-    return WebSocketSpoke.connect(SpokeOptions.builder(hub.uri()).build());
-  }
-
-  private static void callsStillWork(WebSocketHub hub) throws Exception {
-    try (WebSocketSpoke server = spoke(hub);
-        OperationRegistry registry = OperationRegistry.create();
-        CallHandler handler = CallHandler.serve(registry, server);
-        WebSocketSpoke caller = spoke(hub);
-        PendingRequestMap calls = PendingRequestMap.create(caller)) {
-      registry.register(
-          OperationSpec.builder("check", "ping").build(), Handler.blocking((in, ctx) -> "pong"));
-      server.flush(WAIT);
-      caller.flush(WAIT);
-      assertThat(calls.call("check.ping", null).get(WAIT.toMillis(), TimeUnit.MILLISECONDS).data())
-          .hasToString("\"pong\"");
+  /** The status line of a GET of {@code path} on the hub's port (a raw socket). */
+  private static String statusOf(WebSocketHub hub, String path) throws Exception {
+    try (Socket socket = SlowClients.connect(hub.port(), "127.0.0.1")) {
+      socket
+          .getOutputStream()
+          .write(
+              ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + hub.port() + "\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.setSoTimeout(10_000);
+      return new String(
+          socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
     }
   }
 
   @Test
   void aTrickledUpgradeHeadIsCut() throws Exception {
     try (WebSocketHub hub =
-        hub()
+        WebSocketHostileTest.hub()
             .connectionLimits(
                 ConnectionLimits.defaults().withRequestHeadTimeout(Duration.ofMillis(500)))
             .start()) {
@@ -65,7 +60,7 @@ class HubConnectionLimitsTest {
                   hub.port(), "/ws", Duration.ofMillis(100), Duration.ofSeconds(20)))
           .isTrue();
       assertThat(hub.connectionStats().cutSlowHead()).isEqualTo(1);
-      callsStillWork(hub);
+      WebSocketHostileTest.othersAreUnaffected(hub);
     }
   }
 
@@ -73,11 +68,22 @@ class HubConnectionLimitsTest {
   void anAddressOverItsCapIsRefusedWhileAnotherConnects() throws Exception {
     List<Socket> held = new ArrayList<>();
     try (WebSocketHub hub =
-        hub()
+        WebSocketHostileTest.hub()
             .connectionLimits(ConnectionLimits.defaults().withMaxConnectionsPerClient(3))
             .start()) {
       for (int i = 0; i < 3; i++) {
-        held.add(SlowClients.connect(hub.port(), "127.0.0.1"));
+        Socket socket = SlowClients.connect(hub.port(), "127.0.0.1");
+        held.add(socket);
+        // Answered on a connection kept open: the hub has opened (and counted) it.
+        socket
+            .getOutputStream()
+            .write(
+                ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:" + hub.port() + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        socket.setSoTimeout(10_000);
+        byte[] status = socket.getInputStream().readNBytes(12);
+        assertThat(new String(status, java.nio.charset.StandardCharsets.US_ASCII))
+            .isEqualTo("HTTP/1.1 200");
       }
       Socket fourth = SlowClients.connect(hub.port(), "127.0.0.1");
       held.add(fourth);
@@ -93,7 +99,7 @@ class HubConnectionLimitsTest {
       while (hub.connectionStats().open() > 0 && System.nanoTime() < end) {
         Thread.sleep(10);
       }
-      callsStillWork(hub);
+      WebSocketHostileTest.othersAreUnaffected(hub);
     } finally {
       for (Socket socket : held) {
         socket.close();
@@ -105,10 +111,13 @@ class HubConnectionLimitsTest {
   void whatTheHubQueuesForASpokeThatNeverReadsStaysWithinItsBound() throws Exception {
     long bound = 256 * 1024;
     try (WebSocketHub hub =
-            hub().maxQueuedBytes(bound).writeTimeout(Duration.ofSeconds(30)).start();
+            WebSocketHostileTest.hub()
+                .maxQueuedBytes(bound)
+                .writeTimeout(Duration.ofSeconds(30))
+                .start();
         RawSocket stuck = RawSocket.open(hub.uri(), false);
-        WebSocketSpoke publisher = spoke(hub);
-        WebSocketSpoke reader = spoke(hub)) {
+        WebSocketSpoke publisher = WebSocketHostileTest.spoke(hub);
+        WebSocketSpoke reader = WebSocketHostileTest.spoke(hub)) {
       stuck.send("SUB 1 flood\n");
       AtomicInteger received = new AtomicInteger();
       reader.subscribe(
@@ -136,7 +145,7 @@ class HubConnectionLimitsTest {
         Thread.sleep(10);
       }
       assertThat(received.get()).as("the reader got everything").isEqualTo(total);
-      callsStillWork(hub);
+      WebSocketHostileTest.othersAreUnaffected(hub);
     }
   }
 }

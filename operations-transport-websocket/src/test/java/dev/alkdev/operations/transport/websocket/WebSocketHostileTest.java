@@ -37,16 +37,16 @@ import tools.jackson.databind.json.JsonMapper;
 class WebSocketHostileTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
 
-  private static WebSocketHub.Builder hub() {
+  static WebSocketHub.Builder hub() {
     return WebSocketHub.builder().permissions(SpokePermissions.allowAll());
   }
 
-  private static WebSocketSpoke spoke(WebSocketHub hub) {
+  static WebSocketSpoke spoke(WebSocketHub hub) {
     return WebSocketSpoke.connect(SpokeOptions.builder(hub.uri()).build());
   }
 
   /** A well-behaved spoke calls an operation another serves: the hub is still fine. */
-  private static void othersAreUnaffected(WebSocketHub hub) throws Exception {
+  static void othersAreUnaffected(WebSocketHub hub) throws Exception {
     try (WebSocketSpoke server = spoke(hub);
         OperationRegistry registry = OperationRegistry.create();
         CallHandler handler = CallHandler.serve(registry, server);
