@@ -74,7 +74,10 @@ final class StreamExchange implements CallSink {
    * The buffers' first size: they grow to what a busy stream batches (and stay so for the stream),
    * while an idle stream, one item at a time, holds two small ones.
    */
-  private static final int FIRST_BUFFER = 1024;
+  private static final int FIRST_BUFFER = 512;
+
+  /** Up to this size a buffer doubles; past it, it goes straight to a batch's size. */
+  private static final int SMALL_BUFFER = 4 * 1024;
 
   /** A buffer's size once it outgrows the first: a batch, and the item that crossed the line. */
   private static final int GROWN_BUFFER = BATCH + BATCH / 4;
@@ -574,11 +577,15 @@ final class StreamExchange implements CallSink {
     }
 
     /**
-     * Out of the first size, straight to a batch's (doubling from 4 KiB cost a busy stream five
-     * copies and as many arrays per buffer), then doubling.
+     * Doubling while small (an idle stream's items are small, and each stream holds two buffers),
+     * then straight to a batch's size (doubling from 4 KiB cost a busy stream five copies and as
+     * many arrays per buffer), then doubling.
      */
     private void grow(int needed) {
-      int length = Math.max(Math.max(filling.length * 2, needed), GROWN_BUFFER);
+      int length = Math.max(filling.length * 2, needed);
+      if (length > SMALL_BUFFER) {
+        length = Math.max(length, GROWN_BUFFER);
+      }
       filling = Arrays.copyOf(filling, length);
     }
 
