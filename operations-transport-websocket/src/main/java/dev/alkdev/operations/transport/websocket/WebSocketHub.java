@@ -585,7 +585,7 @@ public final class WebSocketHub implements AutoCloseable {
                     rules.hubAnswered(delivery);
                   }
                   SerialMailbox.Outcome outcome =
-                      // TODO(D94, client key): the pipeline gives each anonymous caller its own
+                      // TODO(D95, client key): the pipeline gives each anonymous caller its own
                       // fair share by CallRequest.client, which CallHandler fills with the reply
                       // inbox. Once Message can carry the client (a core change), pass the
                       // sending connection's id here (delivery.from: a serial or its remote
