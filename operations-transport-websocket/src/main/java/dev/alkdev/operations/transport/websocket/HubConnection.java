@@ -42,6 +42,14 @@ import org.slf4j.LoggerFactory;
 final class HubConnection implements PacedEndpoint.Paced {
   private static final Logger LOG = LoggerFactory.getLogger(HubConnection.class);
 
+  /**
+   * What one queued frame holds besides its bytes: Jetty's frame and queue entry, the buffer
+   * wrapping it, our callback. Counting it makes {@code maxQueuedBytes} bound many small messages
+   * as well as a few large ones, so the byte bound, not Jetty's frame cap, decides when a spoke is
+   * too slow.
+   */
+  static final int FRAME_OVERHEAD_BYTES = 192;
+
   private final WebSocketHub hub;
   final Identity identity;
   final String identityJson;
@@ -67,7 +75,8 @@ final class HubConnection implements PacedEndpoint.Paced {
   private final AtomicLong callBytes = new AtomicLong();
 
   private final AtomicInteger inFlightWrites = new AtomicInteger();
-  // Bytes handed to Jetty and not yet written: messages are queued only below maxQueuedBytes.
+  // Bytes handed to Jetty and not yet written, each frame with FRAME_OVERHEAD_BYTES for what Jetty
+  // and we keep beside it: messages are queued only below maxQueuedBytes.
   private final AtomicLong queuedBytes = new AtomicLong();
 
   // Pacing (D94). A demand is outstanding (Jetty will read one more frame), or the reading is
@@ -362,7 +371,7 @@ final class HubConnection implements PacedEndpoint.Paced {
     if (s == null || closed.get()) {
       return false;
     }
-    int size = frame.length;
+    int size = frame.length + FRAME_OVERHEAD_BYTES;
     long queued = queuedBytes.addAndGet(size);
     if (queued > hub.queuedHighWater.get()) {
       hub.queuedHighWater.accumulateAndGet(queued, Math::max);

@@ -672,7 +672,7 @@ public final class WebSocketHub implements AutoCloseable {
     private SpokePermissions permissions = SpokePermissions.denyAll();
     private boolean strictReplies = true;
     private int maxMessageBytes = CallEvents.DEFAULT_MAX_MESSAGE_BYTES;
-    private int maxQueuedFrames = 4096;
+    private int maxQueuedFrames = 65_536;
     private long maxQueuedBytes = DEFAULT_MAX_QUEUED_BYTES;
     private Duration queueGrace = Duration.ofSeconds(5);
     private long maxPendingCallBytes = DEFAULT_MAX_PENDING_CALL_BYTES;
@@ -752,8 +752,9 @@ public final class WebSocketHub implements AutoCloseable {
     }
 
     /**
-     * Frames queued for one spoke before it is cut as too slow (4,096 by default). Jetty's queue is
-     * unbounded unless told; this bounds the hub's memory per spoke that does not read.
+     * Frames queued for one spoke before it is cut as too slow (65,536 by default): a backstop
+     * behind {@link #maxQueuedBytes}, which counts each frame's overhead as well as its bytes and
+     * so is reached first unless set much higher. Jetty's queue is unbounded unless told.
      */
     public Builder maxQueuedFrames(int frames) {
       this.maxQueuedFrames = positive(frames, "maxQueuedFrames");

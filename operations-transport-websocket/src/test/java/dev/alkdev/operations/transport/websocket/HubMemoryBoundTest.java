@@ -189,6 +189,51 @@ class HubMemoryBoundTest {
   }
 
   @Test
+  void aBurstOfManySmallMessagesIsBoundInBytesNotCutForItsFrameCount() throws Exception {
+    // More small frames wait for the subscriber than Jetty's frame cap once was (4,096), while
+    // their bytes, overhead counted, stay under the bound: it is not cut and gets them all.
+    long bound = 16L * 1024 * 1024;
+    int messages = 40_000;
+    byte[] payload = new byte[100];
+    try (WebSocketHub hub =
+            WebSocketHub.builder()
+                .permissions(SpokePermissions.allowAll())
+                .maxQueuedBytes(bound)
+                .start();
+        RawSocket subscriber = RawSocket.open(hub.uri(), false);
+        WebSocketSpoke publisher = spoke(hub)) {
+      subscriber.send("SUB 1 burst\n");
+      subscriber.send("SYNC 1\n");
+      WebSocketHubTest.Waits.eventually(
+          "the hub has the subscription", () -> publisher.publish("burst", payload).join() == 1);
+      int published = 1;
+      while (published < messages) {
+        List<CompletableFuture<Integer>> window = new ArrayList<>();
+        for (int i = 0; i < 1_000 && published < messages; i++, published++) {
+          window.add(publisher.publish("burst", payload));
+        }
+        for (CompletableFuture<Integer> ack : window) {
+          assertThat(ack.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(1);
+        }
+      }
+      long frameBytes = payload.length + "MSG 1 burst -\n".length();
+      assertThat(
+              hub.stats().queuedBytesHighWater()
+                  / (frameBytes + HubConnection.FRAME_OVERHEAD_BYTES))
+          .as("frames that waited for the subscriber at once")
+          .isGreaterThan(4_096);
+      subscriber.startReading();
+      int total = published;
+      WebSocketHubTest.Waits.eventually(
+          "the subscriber got every message",
+          () -> subscriber.frames.stream().filter(f -> f.startsWith("MSG ")).count() == total);
+      assertThat(hub.stats().cut()).isZero();
+      assertThat(hub.stats().cutForBound()).isZero();
+      assertThat(hub.stats().queuedBytesHighWater()).isLessThanOrEqualTo(bound);
+    }
+  }
+
+  @Test
   void aSpokeThatReadsLosesNothingWhileItsReadingIsPaced() throws Exception {
     // Half the bound is where reading pauses; the other half holds the answers to what is in
     // flight: 8 calls of 3 KB here.
