@@ -25,6 +25,13 @@ final class Fixtures {
   /** Counted down when a demo.big stream's handler ends (it runs until cancelled). */
   final CountDownLatch bigCancelled = new CountDownLatch(1);
 
+  /**
+   * demo.big handlers that have started. A stream cut before its handler's thread ran never runs it
+   * (the pipeline skips a cancelled call), so tests compare the ended with these.
+   */
+  final java.util.concurrent.atomic.AtomicInteger bigStarted =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** demo.big handlers that have ended. */
   final java.util.concurrent.atomic.AtomicInteger bigEnded =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -135,6 +142,7 @@ final class Fixtures {
         Handler.emitter(
             (input, ctx, emitter) -> {
               String chunk = "x".repeat(64 * 1024);
+              bigStarted.incrementAndGet();
               try {
                 while (!emitter.isCancelled()) {
                   emitter.emit(chunk);

@@ -271,6 +271,30 @@ class GatewayTest extends GatewayTestSupport {
   }
 
   @Test
+  void idleStreamsGetKeepAliveCommentsBetweenTheirItems() throws Exception {
+    // Two streams at once, each idle for a second between its two items: the gateway's one tick
+    // (every 100 ms here) writes comments into both, and the items are whole around them.
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      streams.add(
+          CLIENT.sendAsync(
+              request(gateway, "/ops/demo.ticks?count=2&intervalMs=1000").build(),
+              HttpResponse.BodyHandlers.ofString()));
+    }
+    for (var stream : streams) {
+      String body = stream.get(10, TimeUnit.SECONDS).body();
+      long comments = body.lines().filter(":"::equals).count();
+      assertThat(comments).as("keep-alive comments in %s", body).isGreaterThanOrEqualTo(2);
+      List<SseEvent> events = new ArrayList<>();
+      SseParser parser = SseParser.create(SseLimits.defaults(), events::add);
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      parser.feed(bytes, 0, bytes.length);
+      assertThat(events).extracting(e -> e.id().orElse("")).contains("1", "2");
+      assertThat(events.get(events.size() - 1).type()).isEqualTo("call.completed");
+    }
+  }
+
+  @Test
   void aClientThatGoesAwayCancelsTheHandler() throws Exception {
     HttpResponse<InputStream> response =
         CLIENT.send(

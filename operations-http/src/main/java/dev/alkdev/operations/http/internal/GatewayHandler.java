@@ -22,8 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpVersion;
@@ -59,6 +59,7 @@ public final class GatewayHandler extends Handler.Abstract {
   private final GatewayConfig config;
   private final Executor writers;
   private final ScheduledExecutorService keepAlives;
+  private final StreamTicks streamTicks;
   private final Console console;
   private final OpenApiDocument document;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
@@ -68,13 +69,19 @@ public final class GatewayHandler extends Handler.Abstract {
     this.server = server;
     this.config = config;
     this.writers = writers;
-    this.keepAlives =
-        Executors.newSingleThreadScheduledExecutor(
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
             r -> {
               Thread t = new Thread(r, "ops-http-keepalive");
               t.setDaemon(true);
               return t;
             });
+    // A unary call's probe is cancelled when it is answered, nearly always long before it is due:
+    // removed at once, not kept in the queue for a keep-alive period.
+    timer.setRemoveOnCancelPolicy(true);
+    this.keepAlives = timer;
+    this.streamTicks = new StreamTicks(timer, config.keepAlive());
     this.console = new Console(config.title());
     this.document = new OpenApiDocument(config.title(), config.authenticator().isPresent());
   }
@@ -487,14 +494,7 @@ public final class GatewayHandler extends Handler.Abstract {
     if (stream) {
       StreamExchange exchange =
           new StreamExchange(
-              request,
-              response,
-              callback,
-              dataOnly,
-              writers,
-              keepAlives,
-              config.keepAlive(),
-              config.idleTimeout());
+              request, response, callback, dataOnly, writers, streamTicks, config.idleTimeout());
       call.demand(StreamExchange.WINDOW);
       CallRequest built = call.build();
       response.getHeaders().put(REQUEST_ID_HEADER, built.requestId());

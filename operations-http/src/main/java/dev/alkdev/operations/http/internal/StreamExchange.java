@@ -13,12 +13,12 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.PreEncodedHttpField;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -94,6 +94,14 @@ final class StreamExchange implements CallSink {
   private static final SerializableString CLOSE_ONE = new SerializedString("}");
   private static final SerializableString CLOSE_TWO = new SerializedString("}}");
 
+  // A stream's constant headers, encoded once for every stream.
+  private static final HttpField EVENT_STREAM =
+      new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/event-stream");
+  private static final HttpField NO_CACHE =
+      new PreEncodedHttpField(HttpHeader.CACHE_CONTROL, "no-cache");
+  private static final HttpField NO_BUFFERING = new HttpField("X-Accel-Buffering", "no");
+  private static final HttpField MINIMAL = new HttpField("Preference-Applied", "return=minimal");
+
   private static final Object KEEP_ALIVE = new Object();
   private static final Object START = new Object();
   private static final Object GONE = new Object();
@@ -109,8 +117,7 @@ final class StreamExchange implements CallSink {
   private final Callback callback;
   private final boolean dataOnly;
   private final Executor writers;
-  private final ScheduledExecutorService timer;
-  private final Duration keepAlive;
+  private final StreamTicks ticks;
   private final long stallNanos;
   private final Queue<Object> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pending = new AtomicInteger();
@@ -119,11 +126,11 @@ final class StreamExchange implements CallSink {
   private volatile boolean open;
   private volatile boolean wroteSinceTick;
   private volatile long writingSince; // System.nanoTime() of the write under way, 0 when none
-  private volatile ScheduledFuture<?> ticks; // set on the request thread, cancelled from others
 
   // Only the drain task touches these (one at a time).
   private final Bytes bytes = new Bytes();
   private JsonGenerator json;
+  private Encoder encoder; // the writer thread's, while this drain holds it
   private boolean started;
   private boolean writing;
   private boolean ending;
@@ -139,16 +146,14 @@ final class StreamExchange implements CallSink {
       Callback callback,
       boolean dataOnly,
       Executor writers,
-      ScheduledExecutorService timer,
-      Duration keepAlive,
+      StreamTicks ticks,
       Duration stallTimeout) {
     this.request = request;
     this.response = response;
     this.callback = callback;
     this.dataOnly = dataOnly;
     this.writers = writers;
-    this.timer = timer;
-    this.keepAlive = keepAlive;
+    this.ticks = ticks;
     this.stallNanos = stallTimeout.toNanos();
     this.nextId = firstId(request);
   }
@@ -186,12 +191,7 @@ final class StreamExchange implements CallSink {
     this.call = served;
     queue.add(START);
     open = true;
-    long period = keepAlive.toMillis();
-    try {
-      ticks = timer.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // the gateway is stopping: the stream ends with it
-    }
+    ticks.add(this);
     schedule();
   }
 
@@ -219,7 +219,11 @@ final class StreamExchange implements CallSink {
     schedule();
   }
 
-  private void tick() {
+  /**
+   * Each keep-alive period ({@link StreamTicks}): a keep-alive comment if nothing was written since
+   * the last tick; the stream is cut if a write has been under way longer than the stall timeout.
+   */
+  void tick() {
     long since = writingSince;
     if (since != 0 && System.nanoTime() - since > stallNanos) {
       queue.add(STALLED);
@@ -285,9 +289,13 @@ final class StreamExchange implements CallSink {
       if (finished) {
         queue.clear();
       }
-      // Between drains a stream holds no generator: its buffers (about 16 KiB) go back to
-      // Jackson's pool, so an idle stream costs its two small byte arrays, not a generator's.
+      // Between drains a stream holds no generator (the writer thread's goes back, flushed, with
+      // its buffers); and with nothing being written, it lets go of small byte arrays too, so an
+      // idle stream holds no buffer at all.
       releaseGenerator();
+      if (!writing) {
+        bytes.releaseSmall();
+      }
       missed = pending.addAndGet(-missed);
       if (missed == 0) {
         return;
@@ -333,7 +341,8 @@ final class StreamExchange implements CallSink {
     }
     start();
     if (json == null) {
-      json = WRITER.createGenerator(bytes);
+      encoder = Encoder.take(bytes);
+      json = encoder != null ? encoder.json : WRITER.createGenerator(bytes);
     }
     wroteSinceTick = true;
     if (next == START) {
@@ -495,19 +504,79 @@ final class StreamExchange implements CallSink {
     }
     started = true;
     response.setStatus(200);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-    response.getHeaders().put("X-Accel-Buffering", "no");
+    HttpFields.Mutable headers = response.getHeaders();
+    headers.put(EVENT_STREAM);
+    headers.put(NO_CACHE);
+    headers.put(NO_BUFFERING);
     if (dataOnly) {
-      response.getHeaders().put("Preference-Applied", "return=minimal");
+      headers.put(MINIMAL);
     }
   }
 
-  /** Flushes what Jackson still holds into the bytes and gives its buffers back. */
+  /** Flushes what Jackson still holds into the bytes, and lets go of the generator. */
   private void releaseGenerator() {
-    if (json != null) {
+    if (json == null) {
+      return;
+    }
+    if (encoder != null) {
+      encoder.give(json);
+      encoder = null;
+    } else {
       json.close(); // flushes into the bytes (closing them is a no-op) and returns its buffers
-      json = null;
+    }
+    json = null;
+  }
+
+  /**
+   * A writer thread's generator, pointed at the stream being drained: a generator and its contexts
+   * made per drain were most of what an idle stream allocated per event. A drain takes it and gives
+   * it back flushed before it ends; one left inside a value (an encoding that failed) is dropped.
+   */
+  private static final class Encoder extends OutputStream {
+    private static final ThreadLocal<Encoder> OF_THREAD = ThreadLocal.withInitial(Encoder::new);
+
+    final JsonGenerator json = WRITER.createGenerator(this);
+    private OutputStream target;
+
+    /** This thread's encoder writing into {@code bytes}; null if it is taken (never expected). */
+    static Encoder take(OutputStream bytes) {
+      Encoder encoder = OF_THREAD.get();
+      if (encoder.target != null) {
+        return null;
+      }
+      encoder.target = bytes;
+      return encoder;
+    }
+
+    void give(JsonGenerator used) {
+      if (used.streamWriteContext().inRoot()) {
+        try {
+          used.flush();
+        } finally {
+          target = null;
+        }
+        return;
+      }
+      // The stream failed inside a value: its half is discarded with the generator.
+      OF_THREAD.remove();
+      target = OutputStream.nullOutputStream();
+      try {
+        used.close();
+      } catch (RuntimeException e) {
+        // nothing to keep of it
+      } finally {
+        target = null;
+      }
+    }
+
+    @Override
+    public void write(int b) throws java.io.IOException {
+      target.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws java.io.IOException {
+      target.write(b, off, len);
     }
   }
 
@@ -544,19 +613,19 @@ final class StreamExchange implements CallSink {
   }
 
   private void stop() {
-    ScheduledFuture<?> t = ticks;
-    if (t != null) {
-      t.cancel(false);
-    }
+    ticks.remove(this);
   }
 
   /**
    * Two byte arrays taken in turn: one being written by Jetty, the other filling. Jetty holds a
-   * written buffer until its callback, so the filling one is never the one under way.
+   * written buffer until its callback, so the filling one is never the one under way. Arrays are
+   * made when first written to; small ones are let go while the stream is idle, grown ones (a busy
+   * stream's batches) are kept.
    */
   private static final class Bytes extends OutputStream {
-    private byte[] filling = new byte[FIRST_BUFFER];
-    private byte[] spare = new byte[FIRST_BUFFER];
+    private static final byte[] NONE = new byte[0];
+    private byte[] filling = NONE;
+    private byte[] spare = NONE;
     int size;
 
     @Override
@@ -582,11 +651,21 @@ final class StreamExchange implements CallSink {
      * many arrays per buffer), then doubling.
      */
     private void grow(int needed) {
-      int length = Math.max(filling.length * 2, needed);
+      int length = Math.max(Math.max(filling.length * 2, FIRST_BUFFER), needed);
       if (length > SMALL_BUFFER) {
         length = Math.max(length, GROWN_BUFFER);
       }
       filling = Arrays.copyOf(filling, length);
+    }
+
+    /** Lets go of arrays no bigger than {@link #SMALL_BUFFER}; only while nothing is written. */
+    void releaseSmall() {
+      if (size == 0 && filling.length <= SMALL_BUFFER) {
+        filling = NONE;
+      }
+      if (spare.length <= SMALL_BUFFER) {
+        spare = NONE;
+      }
     }
 
     /** What has filled, to be written; the other array fills next. */
