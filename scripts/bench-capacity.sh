@@ -8,6 +8,7 @@
 #
 #   scripts/bench-capacity.sh                      # K = 1,000 and 10,000, every surface
 #   K=1000 SURFACES=streams scripts/bench-capacity.sh
+#   K=10000 SURFACES=streams REPEATS=3 scripts/bench-capacity.sh   # verdicts on the medians
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,8 +20,9 @@ fi
 k="${K:-1000,10000}"
 surfaces="${SURFACES:-streams,sessions,hub}"
 seconds="${UNARY_SECONDS:-10}"
+repeats="${REPEATS:-1}"
 run() {
-  "$1" -cp "$jar" dev.alkdev.operations.benchmarks.CapacityRun "$k" "$surfaces" "$seconds"
+  "$1" -cp "$jar" dev.alkdev.operations.benchmarks.CapacityRun "$k" "$surfaces" "$seconds" "$repeats"
 }
 
 run java

@@ -21,7 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -88,36 +88,54 @@ public final class CapacityServer {
     return registry;
   }
 
-  /** One item every tick from the shared timer; no thread per stream. */
+  /**
+   * One item every tick for every subscriber, from one timer task, as the bare server writes its
+   * streams: what is measured is each server's cost per stream, not a handler's timer per stream.
+   */
   static Flow.Publisher<Object> ticks(ScheduledExecutorService timer, long tickSeconds) {
+    Set<Ticked> subscribers = ConcurrentHashMap.newKeySet();
+    timer.scheduleAtFixedRate(
+        () -> {
+          Map<String, Object> item = Map.of("t", System.currentTimeMillis());
+          for (Ticked ticked : subscribers) {
+            ticked.offer(item);
+          }
+        },
+        tickSeconds,
+        tickSeconds,
+        TimeUnit.SECONDS);
     return subscriber -> {
-      AtomicBoolean cancelled = new AtomicBoolean();
-      java.util.concurrent.atomic.AtomicLong demand = new java.util.concurrent.atomic.AtomicLong();
-      var task =
-          timer.scheduleAtFixedRate(
-              () -> {
-                if (!cancelled.get() && demand.get() > 0) {
-                  demand.decrementAndGet();
-                  subscriber.onNext(Map.of("t", System.currentTimeMillis()));
-                }
-              },
-              tickSeconds,
-              tickSeconds,
-              TimeUnit.SECONDS);
-      subscriber.onSubscribe(
-          new Flow.Subscription() {
-            @Override
-            public void request(long n) {
-              demand.addAndGet(n);
-            }
-
-            @Override
-            public void cancel() {
-              cancelled.set(true);
-              task.cancel(false);
-            }
-          });
+      Ticked ticked = new Ticked(subscriber, subscribers);
+      subscribers.add(ticked);
+      subscriber.onSubscribe(ticked);
     };
+  }
+
+  /** One subscriber of {@link #ticks}: an item goes to it while it has demand. */
+  private static final class Ticked extends AtomicLong implements Flow.Subscription {
+    private final Flow.Subscriber<Object> subscriber;
+    private final Set<Ticked> subscribers;
+
+    Ticked(Flow.Subscriber<Object> subscriber, Set<Ticked> subscribers) {
+      this.subscriber = subscriber;
+      this.subscribers = subscribers;
+    }
+
+    void offer(Object item) {
+      if (getAndUpdate(d -> d > 0 ? d - 1 : d) > 0) {
+        subscriber.onNext(item);
+      }
+    }
+
+    @Override
+    public void request(long n) {
+      getAndUpdate(d -> d + n < 0 ? Long.MAX_VALUE : d + n);
+    }
+
+    @Override
+    public void cancel() {
+      subscribers.remove(this);
+    }
   }
 
   private static ConnectionLimits roomy() {
