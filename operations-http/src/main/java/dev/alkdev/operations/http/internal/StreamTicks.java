@@ -1,11 +1,13 @@
 package dev.alkdev.operations.http.internal;
 
+import dev.alkdev.operations.internal.RateLimitedLog;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * One timer task for every open stream of a gateway: each keep-alive period it ticks them all (a
@@ -14,6 +16,9 @@ import java.util.concurrent.TimeUnit;
  * thousands of idle streams; here a stream costs one entry of a set.
  */
 final class StreamTicks {
+  private static final RateLimitedLog TICK_FAILED =
+      RateLimitedLog.of(LoggerFactory.getLogger(StreamTicks.class));
+
   private final Set<StreamExchange> open = ConcurrentHashMap.newKeySet();
 
   StreamTicks(ScheduledExecutorService timer, Duration period) {
@@ -35,7 +40,12 @@ final class StreamTicks {
 
   private void tick() {
     for (StreamExchange stream : open) {
-      stream.tick();
+      try {
+        stream.tick();
+      } catch (RuntimeException e) {
+        // A periodic task that throws is never run again: one stream must not stop the others'.
+        TICK_FAILED.warn("A stream's keep-alive tick failed", e);
+      }
     }
   }
 }
