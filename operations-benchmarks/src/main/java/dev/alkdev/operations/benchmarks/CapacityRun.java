@@ -391,8 +391,7 @@ public final class CapacityRun {
     if (folder == null || folder.isBlank()) {
       return;
     }
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Path jcmd = Path.of(java).resolveSibling("jcmd");
+    Path jcmd = jcmd();
     Path out = Path.of(folder).resolve("histogram-" + kind + "-" + k + ".txt");
     Files.createDirectories(out.getParent());
     new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
@@ -414,8 +413,7 @@ public final class CapacityRun {
    * a shrunk heap back after a full collection).
    */
   static long[] status(long pid) throws IOException, InterruptedException {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Path jcmd = Path.of(java).resolveSibling("jcmd");
+    Path jcmd = jcmd();
     long heapUsed = 0;
     if (Files.isExecutable(jcmd)) {
       new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run")
@@ -445,6 +443,12 @@ public final class CapacityRun {
       }
     }
     return new long[] {rss, threads, heapUsed};
+  }
+
+  /** The jcmd beside this JVM's java, the same JDK as the servers'. */
+  private static Path jcmd() {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return Path.of(java).resolveSibling("jcmd");
   }
 
   // G1's line of GC.heap_info: "garbage-first heap   total 98304K, used 13417K [..." (JDK 17);
