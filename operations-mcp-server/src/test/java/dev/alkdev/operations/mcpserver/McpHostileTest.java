@@ -178,6 +178,29 @@ class McpHostileTest {
   }
 
   @Test
+  void aRefusedChunkedBodyStillGetsItsAnswerEveryTime() throws Exception {
+    // The client is still sending when the 413 is written: the server reads the rest before it
+    // closes, or the close resets the connection and the client can lose the answer.
+    byte[] huge =
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\""
+                + "x".repeat(300_000)
+                + "\"}}")
+            .getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < 40; i++) {
+      HttpResponse<String> chunked =
+          TestClient.HTTP.send(
+              HttpRequest.newBuilder(http.uri())
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () -> new java.io.ByteArrayInputStream(huge)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(chunked.statusCode()).as("attempt %d", i).isEqualTo(413);
+    }
+  }
+
+  @Test
   void aClientThatNeverReadsItsStreamLosesItAndTheCallIsCancelled() throws Exception {
     TestClient client = TestClient.open(http);
     int ended = floodEnded.get();

@@ -9,7 +9,9 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.http.HttpGateway;
 import dev.alkdev.operations.internal.TraceContext;
+import dev.alkdev.operations.jetty.internal.BoundedBody;
 import dev.alkdev.operations.jetty.internal.HealthRoutes;
+import dev.alkdev.operations.jetty.internal.UnreadBody;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
 import java.nio.ByteBuffer;
@@ -25,9 +27,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpHeaderValue;
-import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -454,14 +453,12 @@ public final class GatewayHandler extends Handler.Abstract {
     if (length > config.maxRequestBytes()) {
       throw Errors.tooLarge(config.maxRequestBytes());
     }
-    Content.Source.asByteArrayAsync(request, (int) config.maxRequestBytes())
+    BoundedBody.read(request, (int) config.maxRequestBytes())
         .whenComplete(
             (bytes, failure) -> {
               try {
                 if (failure != null) {
-                  if (Request.getContentBytesRead(request) > config.maxRequestBytes()
-                      || failure instanceof IllegalStateException
-                      || failure instanceof IllegalArgumentException) {
+                  if (failure instanceof BoundedBody.TooLarge) {
                     throw Errors.tooLarge(config.maxRequestBytes());
                   }
                   throw Errors.of(ErrorCode.INVALID_INPUT, "The request body could not be read");
@@ -630,52 +627,49 @@ public final class GatewayHandler extends Handler.Abstract {
   }
 
   /**
-   * Before an answer that may leave the request's body unread (a refusal, an error met while
-   * reading it): what has arrived is discarded, and if more is still to come the answer says
-   * "Connection: close". Jetty closes such a connection once the exchange ends, since the unread
-   * rest would be taken for the next request; a client not told so keeps it in its pool, and its
-   * next request on it gets no answer at all (a POST is not retried). The JDK client sends a body
-   * after its headers, so this is the usual case for a refused POST, not a rare one.
+   * Once a call has begun its body has been read whole: an error written then has no body to
+   * settle.
    */
-  static void closeUnlessConsumed(Request request, Response response) {
-    if (request.consumeAvailable()) {
-      return;
-    }
-    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
-    if (version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0) {
-      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-    }
-  }
+  static final long BODY_READ = 0;
 
-  static void writeError(Request request, Response response, Callback callback, CallError error) {
+  /**
+   * Answers with {@code error}; a body left unread is settled ({@link UnreadBody}), reading at most
+   * {@code bodyLimit} more of it.
+   */
+  static void writeError(
+      Request request, Response response, Callback callback, CallError error, long bodyLimit) {
     if (response.isCommitted()) {
       callback.failed(error);
       return;
     }
-    closeUnlessConsumed(request, response);
+    Callback settled = UnreadBody.settle(request, response, callback, bodyLimit);
     response.getHeaders().remove(HttpHeader.CONTENT_TYPE);
     if (error.code() == ErrorCode.UNAUTHENTICATED) {
       response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer");
     }
     Errors.retryAfterSeconds(error)
         .ifPresent(seconds -> response.getHeaders().put(HttpHeader.RETRY_AFTER, seconds));
-    writeJson(response, callback, Errors.status(error), Errors.body(error));
+    writeJson(response, settled, Errors.status(error), Errors.body(error));
   }
 
-  private static void writeRefusal(
+  private void writeError(Request request, Response response, Callback callback, CallError error) {
+    writeError(request, response, callback, error, config.maxRequestBytes());
+  }
+
+  private void writeRefusal(
       Request request, Response response, Callback callback, RuntimeException e) {
     if (response.isCommitted()) {
       callback.failed(e);
       return;
     }
-    closeUnlessConsumed(request, response);
+    Callback settled = UnreadBody.settle(request, response, callback, config.maxRequestBytes());
     if (e instanceof MethodNotAllowed m) {
       response.getHeaders().put(HttpHeader.ALLOW, m.allow);
       writeJson(
-          response, callback, 405, Errors.body(Errors.of(ErrorCode.INVALID_INPUT, m.getMessage())));
+          response, settled, 405, Errors.body(Errors.of(ErrorCode.INVALID_INPUT, m.getMessage())));
     } else if (e instanceof UnsupportedType u) {
       writeJson(
-          response, callback, 415, Errors.body(Errors.of(ErrorCode.INVALID_INPUT, u.getMessage())));
+          response, settled, 415, Errors.body(Errors.of(ErrorCode.INVALID_INPUT, u.getMessage())));
     }
   }
 

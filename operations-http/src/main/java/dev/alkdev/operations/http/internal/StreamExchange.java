@@ -336,7 +336,7 @@ final class StreamExchange implements CallSink {
     if (!started && next instanceof End end && end.error() != null) {
       // Refused before the stream began: a plain JSON error with its status.
       finish();
-      GatewayHandler.writeError(request, response, callback, end.error());
+      GatewayHandler.writeError(request, response, callback, end.error(), GatewayHandler.BODY_READ);
       return;
     }
     start();

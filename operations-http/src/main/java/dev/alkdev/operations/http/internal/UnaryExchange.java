@@ -115,14 +115,15 @@ final class UnaryExchange implements CallSink {
           request,
           response,
           callback,
-          CallError.of(ErrorCode.EXECUTION_ERROR, "The call ended without a result"));
+          CallError.of(ErrorCode.EXECUTION_ERROR, "The call ended without a result"),
+          GatewayHandler.BODY_READ);
     }
   }
 
   @Override
   public void onError(CallError error) {
     if (answer()) {
-      GatewayHandler.writeError(request, response, callback, error);
+      GatewayHandler.writeError(request, response, callback, error, GatewayHandler.BODY_READ);
     }
   }
 }

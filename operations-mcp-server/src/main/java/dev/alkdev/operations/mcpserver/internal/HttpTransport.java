@@ -3,6 +3,8 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.internal.RateLimitedLog;
+import dev.alkdev.operations.jetty.internal.BoundedBody;
+import dev.alkdev.operations.jetty.internal.UnreadBody;
 import dev.alkdev.operations.mcpserver.McpAuthenticator;
 import dev.alkdev.operations.mcpserver.McpResourceMetadata;
 import java.net.URI;
@@ -12,9 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpHeaderValue;
-import org.eclipse.jetty.http.HttpVersion;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -215,16 +214,18 @@ final class HttpTransport extends Handler.Abstract {
       refuse(request, response, callback, 413, "Payload Too Large: at most " + max + " bytes");
       return;
     }
-    Content.Source.asByteArrayAsync(request, max)
+    BoundedBody.read(request, max)
         .whenComplete(
             (body, failure) -> {
-              if (failure != null) {
+              if (failure instanceof BoundedBody.TooLarge) {
                 refuse(
                     request,
                     response,
                     callback,
                     413,
                     "Payload Too Large: at most " + max + " bytes");
+              } else if (failure != null) {
+                refuse(request, response, callback, 400, "Bad Request: the body could not be read");
               } else {
                 message(request, response, callback, identity, body, acceptsSse);
               }
@@ -438,13 +439,12 @@ final class HttpTransport extends Handler.Abstract {
     return value.contains(type) || value.contains("*/*");
   }
 
-  private static boolean refuse(
+  private boolean refuse(
       Request request, Response response, Callback callback, int status, String message) {
     LOG.debug("MCP HTTP request refused with {}: {}", status, message);
-    closeUnlessConsumed(request, response);
     rpcError(
         response,
-        callback,
+        UnreadBody.settle(request, response, callback, engine.config.maxRequestBytes()),
         status,
         status == 401 || status == 403 ? -32001 : Json.INVALID_REQUEST,
         message);
@@ -454,22 +454,6 @@ final class HttpTransport extends Handler.Abstract {
   private static void rpcError(
       Response response, Callback callback, int status, int code, String message) {
     writeJson(response, callback, status, Json.bytes(Json.error(null, code, message, null)));
-  }
-
-  /**
-   * Before a refusal that may leave the request's body unread: what has arrived is discarded, and
-   * if more is still to come the answer says "Connection: close". Jetty closes such a connection
-   * once the exchange ends; a client not told so reuses it from its pool and its next request gets
-   * no answer (the HTTP gateway does the same, D89).
-   */
-  private static void closeUnlessConsumed(Request request, Response response) {
-    if (request.consumeAvailable()) {
-      return;
-    }
-    HttpVersion version = request.getConnectionMetaData().getHttpVersion();
-    if (version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0) {
-      response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
-    }
   }
 
   static void writeJson(Response response, Callback callback, int status, byte[] body) {
