@@ -82,9 +82,11 @@ public final class CapacityServer {
     registry.register(
         OperationSpec.builder("bench", "echo").build(),
         (input, context) -> Map.of("message", input.path("message").asString("")));
+    // One publisher for every call: one timer task and one subscriber set for all streams.
+    Flow.Publisher<Object> ticks = ticks(timer, tickSeconds);
     registry.register(
         OperationSpec.builder("bench", "tick").type(OperationType.SUBSCRIPTION).build(),
-        Handler.publisher((input, context) -> ticks(timer, tickSeconds)));
+        Handler.publisher((input, context) -> ticks));
     return registry;
   }
 

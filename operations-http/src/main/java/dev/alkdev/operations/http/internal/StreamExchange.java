@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -94,6 +95,12 @@ final class StreamExchange implements CallSink {
   private static final SerializableString CLOSE_ONE = new SerializedString("}");
   private static final SerializableString CLOSE_TWO = new SerializedString("}}");
 
+  /** {@link #localMeta}'s prefixes by operation id; bounded, since operation ids can be made. */
+  private static final ConcurrentHashMap<String, SerializableString> META_PREFIXES =
+      new ConcurrentHashMap<>();
+
+  private static final int META_PREFIXES_MAX = 4096;
+
   // A stream's constant headers, encoded once for every stream.
   private static final HttpField EVENT_STREAM =
       new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/event-stream");
@@ -137,8 +144,6 @@ final class StreamExchange implements CallSink {
   private boolean finished;
   private int owed;
   private long nextId;
-  private String metaOperationId;
-  private SerializableString metaPrefix;
 
   StreamExchange(
       Request request,
@@ -456,16 +461,23 @@ final class StreamExchange implements CallSink {
     }
   }
 
-  private SerializableString localMeta(String operationId) {
-    if (!operationId.equals(metaOperationId)) {
-      metaOperationId = operationId;
-      metaPrefix =
+  /**
+   * The start of a local item's meta, up to its timestamp: the same for every item of an operation,
+   * so kept once per operation for all streams rather than once per stream.
+   */
+  private static SerializableString localMeta(String operationId) {
+    SerializableString prefix = META_PREFIXES.get(operationId);
+    if (prefix == null) {
+      prefix =
           new SerializedString(
               ",\"meta\":{\"source\":\"local\",\"operationId\":"
                   + WRITER.writeValueAsString(operationId)
                   + ",\"timestamp\":");
+      if (META_PREFIXES.size() < META_PREFIXES_MAX) {
+        META_PREFIXES.putIfAbsent(operationId, prefix);
+      }
     }
-    return metaPrefix;
+    return prefix;
   }
 
   /** Bytes encoded and not yet handed to Jetty: the buffer's, and those still in Jackson's. */
