@@ -63,6 +63,21 @@ class HttpServeTest {
   }
 
   @Test
+  void theServedDocumentImportsBackByItsUrlWithNoBaseUrl() {
+    // The document's servers entry is "/", which the importer resolves against the document's URL.
+    CliRun call =
+        CliRun.run(
+            "call",
+            "back.demo_echo",
+            "--openapi",
+            "back=" + base + "openapi.json",
+            "--input",
+            "{\"message\":\"round trip\"}");
+    assertThat(call.code()).as(call.err()).isZero();
+    assertThat(call.out()).contains("round trip");
+  }
+
+  @Test
   void aSubscriptionStreamsOverHttp() throws Exception {
     HttpResponse<String> clock = get("ops/demo.clock?ticks=2&intervalMs=10");
     assertThat(clock.statusCode()).isEqualTo(200);

@@ -444,6 +444,36 @@ class OpenApiImportTest {
   }
 
   @Test
+  void aDocumentWithNoServersLoadedFromAUrlCallsTheHostThatServedIt() throws Exception {
+    // OpenAPI: no servers means one server at "/", which resolves against the document's URL.
+    try (RecordingServer server = new RecordingServer()) {
+      server.on(
+          "/docs/openapi.json",
+          ex ->
+              RecordingServer.json(
+                  ex,
+                  200,
+                  """
+                  {"openapi":"3.1.0","info":{"title":"t","version":"1"},
+                   "paths":{"/a":{"get":{"operationId":"getA",
+                     "responses":{"200":{"description":"ok"}}}}}}
+                  """));
+      server.on("/a", ex -> RecordingServer.json(ex, 200, "true"));
+      OpenApiImport imported =
+          FromOpenApi.fromUrl(
+              java.net.URI.create(server.base() + "/docs/openapi.json"),
+              config(),
+              OpenApiOptions.defaults());
+      assertThat(imported.warnings()).noneMatch(w -> w.contains("no base URL"));
+      try (OperationRegistry registry = OperationRegistry.create()) {
+        registry.registerAll(imported.operations());
+        registry.execute("pets.getA", Map.of()).get(10, TimeUnit.SECONDS);
+      }
+      assertThat(server.last().rawPath()).isEqualTo("/a");
+    }
+  }
+
+  @Test
   @org.junit.jupiter.api.Timeout(20)
   void yamlAliasBombAndDeepNestingAreRefused() {
     StringBuilder bomb =

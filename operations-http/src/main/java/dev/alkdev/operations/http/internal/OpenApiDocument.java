@@ -56,6 +56,12 @@ final class OpenApiDocument {
             + HttpGateway.TIMEOUT_HEADER
             + "' sets a call's timeout in milliseconds; 'traceparent' is passed on.");
     doc.put("jsonSchemaDialect", "https://json-schema.org/draft/2020-12/schema");
+    // Relative: the gateway that served this document, whatever name or port it was reached by,
+    // so an importer given the document's URL calls back where it came from.
+    doc.putArray("servers")
+        .addObject()
+        .put("url", "/")
+        .put("description", "The gateway that serves this document");
     ObjectNode paths = doc.putObject("paths");
     ObjectNode components = NODES.objectNode();
     ObjectNode schemas = components.putObject("schemas");

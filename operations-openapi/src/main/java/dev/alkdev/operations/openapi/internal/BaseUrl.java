@@ -11,6 +11,9 @@ import java.util.Optional;
  * call needs the URL, and its error says how to give one.
  */
 record BaseUrl(Optional<URI> uri, String problem) {
+  /** How a base URL is given, in the library and in {@code ops}. */
+  static final String HOW_TO_SET =
+      "HttpServiceConfig.baseUrl; in ops, --base-url NAME=URL or baseUrl in the configuration";
 
   static BaseUrl of(URI uri) {
     return new BaseUrl(Optional.of(uri), "");
@@ -29,7 +32,9 @@ record BaseUrl(Optional<URI> uri, String problem) {
                     operationId
                         + ": no base URL to call: "
                         + problem
-                        + " (in ops: --base-url NAME=URL, or baseUrl in the configuration)")
+                        + " (set one: "
+                        + HOW_TO_SET
+                        + ")")
                 .retryable(false)
                 .build());
   }

@@ -115,7 +115,8 @@ public final class Importer {
       warn(
           "no base URL ("
               + baseUrl.problem()
-              + "): the operations list, but calls fail until one is set");
+              + "): the operations list, but calls fail until one is set: "
+              + BaseUrl.HOW_TO_SET);
     }
     // Built on first call, not at import: an import that is only listed starts no client threads.
     // The JDK client reads SSE streams (operations-sse is written on it), and is the user's own
@@ -175,19 +176,22 @@ public final class Importer {
   }
 
   /**
-   * The configured base URL, else the document's first server with its variables filled. A document
-   * with no usable server gives a missing URL (calls fail, listing works); a server variable the
-   * caller set to a value its enum does not allow is the caller's mistake and fails the import.
+   * The configured base URL, else the document's first server with its variables filled, else
+   * OpenAPI's default of {@code /} against the document's URL. A document with no usable server
+   * gives a missing URL (calls fail, listing works); a server variable the caller set to a value
+   * its enum does not allow is the caller's mistake and fails the import.
    */
   private BaseUrl baseUrl() {
     if (config.baseUrl().isPresent()) {
       return BaseUrl.of(config.baseUrl().get());
     }
     JsonNode server = document.path("servers").path(0);
-    if (!server.isObject() || !server.path("url").isString()) {
-      return BaseUrl.missing("the document has no servers entry; set HttpServiceConfig.baseUrl");
+    if (!server.isMissingNode() && (!server.isObject() || !server.path("url").isString())) {
+      return BaseUrl.missing("the document's first servers entry has no url");
     }
-    String url = server.get("url").asString();
+    // OpenAPI: no servers (or an empty list) means one server at "/", relative to the document.
+    boolean given = !server.isMissingNode();
+    String url = given ? server.get("url").asString() : "/";
     JsonNode variables = server.path("variables");
     for (Map.Entry<String, JsonNode> variable : variables.properties()) {
       String name = variable.getKey();
@@ -215,9 +219,9 @@ public final class Importer {
       if (!uri.isAbsolute()) {
         if (loader.root().kind() != Source.Kind.URL) {
           return BaseUrl.missing(
-              "the server URL '"
-                  + url
-                  + "' is relative and the document has no URL; set HttpServiceConfig.baseUrl");
+              given
+                  ? "the server URL '" + url + "' is relative and the document has no URL"
+                  : "the document has no servers entry and no URL of its own");
         }
         uri = new URI(loader.root().location()).resolve(uri);
       }
