@@ -8,6 +8,7 @@ import dev.alkdev.operations.cli.internal.OpsCommand;
 import dev.alkdev.operations.cli.internal.Output;
 import dev.alkdev.operations.cli.internal.SourceSet;
 import dev.alkdev.operations.cli.internal.Terminal;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.slf4j.LoggerFactory;
@@ -54,17 +55,51 @@ public final class Ops {
         .setExecutionExceptionHandler((e, cl, parsed) -> handle(e, output, args))
         .setParameterExceptionHandler(
             (e, args2) -> {
-              output.error(
-                  e.getMessage(),
+              List<String> hints = new ArrayList<>(usageHints(e, args));
+              hints.add(
                   "run `"
                       + e.getCommandLine().getCommandSpec().qualifiedName()
                       + " --help` for the options and examples");
+              output.error(e.getMessage(), hints.toArray(String[]::new));
               return ExitCodes.USAGE;
             });
     int code = commandLine.execute(args);
     terminal.out().flush();
     terminal.err().flush();
     return code;
+  }
+
+  /** The options that belong before the command name, not after it. */
+  private static final List<String> BEFORE_THE_COMMAND = List.of("--nats", "--redis", "--ws");
+
+  /**
+   * What a usage error most likely meant: the commands or options closest to an unknown word
+   * ({@code ops cal}: call), or a remote's flag given after the command instead of before it.
+   */
+  static List<String> usageHints(CommandLine.ParameterException e, String[] args) {
+    if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)) {
+      return List.of();
+    }
+    for (String word : unmatched.getUnmatched()) {
+      String flag = word.contains("=") ? word.substring(0, word.indexOf('=')) : word;
+      if (BEFORE_THE_COMMAND.contains(flag) && e.getCommandLine().getParent() != null) {
+        return List.of(
+            flag
+                + " goes before the command: ops "
+                + flag
+                + " URL "
+                + e.getCommandLine().getCommandName()
+                + " ...");
+      }
+    }
+    List<String> suggestions = unmatched.getSuggestions();
+    if (suggestions.isEmpty()) {
+      return List.of();
+    }
+    return List.of(
+        "did you mean "
+            + String.join(" or ", suggestions.subList(0, Math.min(3, suggestions.size())))
+            + "?");
   }
 
   private static int handle(Exception e, Output output, String[] args) {

@@ -91,6 +91,24 @@ class HttpServeTest {
     assertThat(run.err()).contains("--http not-a-port");
   }
 
+  @Test
+  void aTakenPortSaysWhyOnEveryListener() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      String port = Integer.toString(taken.getLocalPort());
+      for (String flag : java.util.List.of("--http", "--mcp-http", "--ws")) {
+        CliRun run = CliRun.run("serve", "--no-demo", flag, port);
+        assertThat(run.code()).as(flag).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(run.err())
+            .as(flag)
+            .contains(flag + " " + port)
+            .contains("could not listen on 127.0.0.1:" + port)
+            .contains("Address already in use")
+            .contains("pick a free port, or 0 for any");
+      }
+    }
+  }
+
   private static HttpResponse<String> get(String path) throws Exception {
     return CLIENT.send(
         HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).build(),

@@ -226,6 +226,19 @@ class OpsCommandsTest {
   }
 
   @Test
+  void aMistypedCommandOrOptionGetsTheNearestOneSuggested() {
+    CliRun command = CliRun.run("cal", "demo.echo");
+    assertThat(command.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(command.err()).contains("'cal'").contains("did you mean call?");
+    CliRun option = CliRun.run("call", "demo.echo", "--inptu", "{}");
+    assertThat(option.err()).contains("did you mean --input?");
+    // A remote's flag after the command: said where it goes.
+    CliRun late = CliRun.run("list", "--nats", "nats://127.0.0.1:4222");
+    assertThat(late.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(late.err()).contains("--nats goes before the command: ops --nats URL list");
+  }
+
+  @Test
   void badOptionsAreUsageErrors() {
     CliRun run = CliRun.run("call", "demo.echo", "--frobnicate");
     assertThat(run.code()).isEqualTo(ExitCodes.USAGE);

@@ -7,6 +7,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.http.internal.GatewayConfig;
 import dev.alkdev.operations.http.internal.GatewayHandler;
 import dev.alkdev.operations.http.internal.TextRoute;
+import dev.alkdev.operations.jetty.internal.BindFailure;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.serving.ConnectionLimits;
 import dev.alkdev.operations.serving.ConnectionStats;
@@ -396,10 +397,7 @@ public final class HttpGateway implements AutoCloseable {
         if (ownsServer) {
           server.close();
         }
-        throw CallError.of(
-            ErrorCode.UNAVAILABLE,
-            "The HTTP gateway could not listen on " + host + ":" + port + ": " + e.getMessage(),
-            e);
+        throw BindFailure.of("HTTP gateway", host, port, e);
       }
       String shownHost = host.contains(":") ? "[" + host + "]" : host;
       URI uri = URI.create("http://" + shownHost + ":" + connector.getLocalPort() + "/");

@@ -55,7 +55,8 @@ public final class McpServer implements AutoCloseable {
    * Listens on {@code address}. Binding a non-loopback address exposes the tools to the network:
    * set an {@link Builder#authenticator} and the {@link Builder#allowedHosts} clients use.
    *
-   * @throws java.io.UncheckedIOException when the address cannot be bound
+   * @throws dev.alkdev.operations.CallError UNAVAILABLE when the address cannot be bound (its
+   *     message gives the system's reason, such as "Address already in use")
    */
   public McpHttpEndpoint startHttp(InetSocketAddress address) {
     Objects.requireNonNull(address, "address");

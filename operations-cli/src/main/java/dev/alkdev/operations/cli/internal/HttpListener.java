@@ -1,5 +1,6 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.http.HttpGateway;
 import dev.alkdev.operations.serving.OperationServer;
@@ -19,6 +20,9 @@ final class HttpListener implements Listener {
     this.drainTimeout = drainTimeout;
     this.loopback = loopback;
   }
+
+  /** The hint when a listener cannot bind; the same for every listener of serve. */
+  static final String FREE_PORT = "pick a free port, or 0 for any";
 
   static HttpListener start(
       String address, OperationServer server, Duration drainTimeout, ServeMetrics metrics) {
@@ -54,6 +58,9 @@ final class HttpListener implements Listener {
               .start();
     } catch (IllegalArgumentException e) {
       throw new Failure(ExitCodes.USAGE, "--http " + address + ": " + e.getMessage());
+    } catch (CallError e) {
+      throw new Failure(
+          ExitCodes.UNAVAILABLE, "--http " + address + ": " + e.getMessage(), FREE_PORT);
     }
     return new HttpListener(gateway, drainTimeout, isLoopback(host));
   }

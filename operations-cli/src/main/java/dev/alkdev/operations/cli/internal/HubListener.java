@@ -70,7 +70,7 @@ final class HubListener implements Listener {
       return new HubListener(builder.start());
     } catch (dev.alkdev.operations.CallError e) {
       throw new Failure(
-          ExitCodes.UNAVAILABLE, "--ws " + listen + ": " + e.getMessage(), "choose another port");
+          ExitCodes.UNAVAILABLE, "--ws " + listen + ": " + e.getMessage(), HttpListener.FREE_PORT);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpServer;
@@ -9,7 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,12 +50,12 @@ final class McpListener implements Listener {
     try {
       McpHttpEndpoint endpoint = server.startHttp(address);
       return new McpListener(server, "mcp-http", endpoint.uri().toString(), drainTimeout, endpoint);
-    } catch (UncheckedIOException e) {
+    } catch (CallError e) {
       server.close();
       throw new Failure(
-          ExitCodes.USAGE,
-          "--mcp-http " + where + ": " + e.getCause().getMessage(),
-          "pick a free port, or 0 for any");
+          ExitCodes.UNAVAILABLE,
+          "--mcp-http " + where + ": " + e.getMessage(),
+          HttpListener.FREE_PORT);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.jetty.internal.BindFailure;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.jetty.internal.HealthRoutes;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
@@ -13,7 +14,6 @@ import dev.alkdev.operations.serving.ConnectionStats;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -276,9 +276,7 @@ public final class Engine implements AutoCloseable {
         } catch (Exception stop) {
           e.addSuppressed(stop);
         }
-        throw new UncheckedIOException(
-            new java.io.IOException(
-                "Cannot listen on " + host + ":" + port + ": " + e.getMessage(), e));
+        throw BindFailure.of("MCP server", host, port, e);
       }
       this.port = connector.getLocalPort();
       String uriHost = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.transport.nats;
 
 import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.pubsub.PubSubFactory;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.nio.file.Files;
@@ -169,8 +170,48 @@ public final class NatsOptions {
         if (url.isBlank()) {
           throw new IllegalArgumentException("A server URL is blank");
         }
+        checkHostAndPort(url);
       }
       this.servers = List.of(urls);
+    }
+
+    /**
+     * A URL jnats would fail on with a message about its own internals (a port left empty,
+     * "nats://host:", gives a NullPointerException there): said here in the user's terms.
+     */
+    private static void checkHostAndPort(String url) {
+      String shown = PubSubFactory.Target.redacted(url);
+      int scheme = url.indexOf("://");
+      String authority = scheme < 0 ? url : url.substring(scheme + 3);
+      int end = authority.indexOf('/');
+      if (end >= 0) {
+        authority = authority.substring(0, end);
+      }
+      authority = authority.substring(authority.lastIndexOf('@') + 1);
+      // [::1]:4222 keeps its colons inside the brackets
+      int hostEnd = authority.startsWith("[") ? authority.indexOf(']') + 1 : 0;
+      int colon = authority.indexOf(':', hostEnd);
+      String host = colon >= 0 ? authority.substring(0, colon) : authority;
+      if (host.isEmpty()) {
+        throw new IllegalArgumentException(
+            "The server URL " + shown + " has no host (expected e.g. nats://127.0.0.1:4222)");
+      }
+      if (colon >= 0) {
+        String port = authority.substring(colon + 1);
+        int number;
+        try {
+          number = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+          number = -1;
+        }
+        if (number < 1 || number > 65535) {
+          throw new IllegalArgumentException(
+              "The server URL "
+                  + shown
+                  + (port.isEmpty() ? " has an empty port" : " has a port that is not 1 to 65535")
+                  + " (expected e.g. nats://127.0.0.1:4222, or no port for 4222)");
+        }
+      }
     }
 
     /** The name the servers show for this connection (monitoring, logs). */

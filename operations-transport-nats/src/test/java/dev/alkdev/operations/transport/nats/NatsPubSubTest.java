@@ -149,6 +149,23 @@ class NatsPubSubTest {
     }
   }
 
+  @Test
+  void serverUrlsWithoutAHostOrWithABadPortAreRefusedInTheUsersTerms() {
+    for (String url :
+        List.of("nats://127.0.0.1:", "nats://:4222", "nats://127.0.0.1:x", "nats://h:70000")) {
+      assertThatThrownBy(() -> NatsOptions.builder(url))
+          .as(url)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(url)
+          .hasMessageContaining("expected e.g. nats://127.0.0.1:4222");
+    }
+    assertThatThrownBy(() -> NatsOptions.builder("nats://u:secret@127.0.0.1:"))
+        .hasMessageNotContaining("secret");
+    for (String url : List.of("nats://127.0.0.1", "nats://[::1]:4222", "tls://u:p@h:4222/x")) {
+      assertThat(NatsOptions.builder(url).build().servers()).as(url).containsExactly(url);
+    }
+  }
+
   @Nested
   class Subjects {
     @Test

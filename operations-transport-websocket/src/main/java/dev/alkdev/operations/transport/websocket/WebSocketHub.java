@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.discovery.ServingNode;
+import dev.alkdev.operations.jetty.internal.BindFailure;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.jetty.internal.HealthRoutes;
 import dev.alkdev.operations.protocol.CallEvents;
@@ -178,11 +179,7 @@ public final class WebSocketHub implements AutoCloseable {
       guard.start();
     } catch (Exception e) {
       shutDownThreads();
-      throw CallError.builder(
-              ErrorCode.UNAVAILABLE,
-              "The WebSocket hub could not listen on " + builder.host + ":" + builder.port)
-          .cause(e)
-          .build();
+      throw BindFailure.of("WebSocket hub", builder.host, builder.port, e);
     }
     long writeCheck =
         Math.max(
