@@ -68,6 +68,8 @@ class OpsCommandsTest {
     JsonNode spec = JSON.readTree(json.out());
     assertThat(spec.get("type").asString()).isEqualTo("MUTATION");
     assertThat(spec.at("/inputSchema/required").toString()).contains("title").contains("body");
+    assertThat(CliRun.run("describe", "demo.echo").out())
+        .contains("try: ops call demo.echo --input '{\"message\":\"text\"}'");
   }
 
   @Test

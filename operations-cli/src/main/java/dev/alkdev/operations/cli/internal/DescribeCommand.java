@@ -53,16 +53,29 @@ final class DescribeCommand implements Callable<Integer> {
                   : "output schema:"));
       output.pretty(spec.outputSchema().json());
       out.println();
-      out.println(
-          output.dim(
-              "try: ops "
-                  + (spec.type() == dev.alkdev.operations.OperationType.SUBSCRIPTION
-                      ? "subscribe "
-                      : "call ")
-                  + spec.id()
-                  + " --input '{...}'"));
+      out.println(output.dim("try: " + tryLine(spec)));
       out.flush();
       return 0;
     }
+  }
+
+  /**
+   * A command that calls the operation with an input made from its schema, or one with {@code
+   * --input '{...}'} to fill in when no input made from the schema is valid.
+   */
+  static String tryLine(OperationSpec spec) {
+    String command =
+        "ops "
+            + (spec.type() == dev.alkdev.operations.OperationType.SUBSCRIPTION
+                ? "subscribe "
+                : "call ")
+            + spec.id();
+    return InputExample.of(spec.inputSchema())
+        .map(
+            example ->
+                example.isObject() && example.isEmpty()
+                    ? command
+                    : command + " --input " + InputExample.shellQuoted(example.toString()))
+        .orElse(command + " --input '{...}'");
   }
 }
