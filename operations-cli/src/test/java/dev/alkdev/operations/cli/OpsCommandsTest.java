@@ -241,6 +241,20 @@ class OpsCommandsTest {
   }
 
   @Test
+  void aStdinPipeThatNeverEndsIsBoundedByTheTimeout() throws Exception {
+    CliRun.Background run =
+        CliRun.Background.start("call", "demo.echo", "--input", "-", "--timeout", "300ms");
+    try {
+      int code = run.exit().get(20, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(code).isEqualTo(ExitCodes.DEADLINE_EXCEEDED);
+      assertThat(run.err().toString())
+          .contains("the input from stdin did not end within 300ms (--timeout)");
+    } finally {
+      run.stop().close(); // ends the pipe, and with it the thread reading it
+    }
+  }
+
+  @Test
   void badOptionsAreUsageErrors() {
     CliRun run = CliRun.run("call", "demo.echo", "--frobnicate");
     assertThat(run.code()).isEqualTo(ExitCodes.USAGE);

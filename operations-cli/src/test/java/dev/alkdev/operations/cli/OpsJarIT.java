@@ -112,7 +112,7 @@ class OpsJarIT {
     }
     String err = Files.readString(errFile);
     assertThat(err)
-        .containsPattern("stopped \\(Ctrl-C\\) after [2-9]\\d* items")
+        .containsPattern("stopped \\(signal\\) after [2-9]\\d* items")
         .contains("subscription was cancelled");
   }
 

@@ -77,7 +77,7 @@ final class CallCommand implements Callable<Integer> {
             id + " is a SUBSCRIPTION, it streams",
             "run `ops subscribe " + id + "` instead");
       }
-      JsonNode in = JsonInput.read(input, root.terminal().in());
+      JsonNode in = JsonInput.read(input, root.terminal().in(), java.util.Optional.of(timeout));
       OperationContext context = OperationContext.builder().timeout(timeout).build();
       // Ctrl-C or SIGTERM: the call is cancelled (an MCP server hears notifications/cancelled, an
       // HTTP request is aborted) before the sources close.

@@ -1,11 +1,19 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamLocation;
@@ -42,15 +50,20 @@ public final class JsonInput {
   }
 
   public static JsonNode read(String argument, InputStream stdin) {
+    return read(argument, stdin, Optional.empty());
+  }
+
+  /**
+   * Reads {@code argument}'s input; from stdin, waits for its end at most {@code within} (a pipe
+   * whose writer never closes it would otherwise hold the command forever): past that, the command
+   * fails with DEADLINE_EXCEEDED.
+   */
+  public static JsonNode read(String argument, InputStream stdin, Optional<Duration> within) {
     String text;
     String origin;
     if (argument.equals("-")) {
       origin = "stdin";
-      try {
-        text = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new BadInput("cannot read the input from stdin: " + e.getMessage(), e);
-      }
+      text = readStdin(stdin, within);
     } else if (argument.startsWith("@")) {
       Path file = Path.of(argument.substring(1));
       origin = file.toString();
@@ -73,6 +86,42 @@ public final class JsonInput {
       return MAPPER.readTree(text);
     } catch (JacksonException e) {
       throw new BadInput("invalid JSON in " + origin + " " + describe(e), e);
+    }
+  }
+
+  private static String readStdin(InputStream stdin, Optional<Duration> within) {
+    CompletableFuture<byte[]> read = new CompletableFuture<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                read.complete(stdin.readAllBytes());
+              } catch (IOException | RuntimeException e) {
+                read.completeExceptionally(e);
+              }
+            },
+            "ops-stdin");
+    reader.setDaemon(true); // one blocked on a pipe that never ends must not keep ops alive
+    reader.start();
+    try {
+      byte[] bytes =
+          within.isPresent()
+              ? read.get(within.get().toMillis(), TimeUnit.MILLISECONDS)
+              : read.get();
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (TimeoutException e) {
+      throw CallError.builder(
+              ErrorCode.DEADLINE_EXCEEDED,
+              "the input from stdin did not end within "
+                  + within.get().toMillis()
+                  + "ms (--timeout): close the pipe, or give the JSON with --input")
+          .retryable(false)
+          .build();
+    } catch (ExecutionException e) {
+      throw new BadInput("cannot read the input from stdin: " + e.getCause().getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw CallError.of(ErrorCode.CANCELLED, "interrupted while reading the input from stdin");
     }
   }
 

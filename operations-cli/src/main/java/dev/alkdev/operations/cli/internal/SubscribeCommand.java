@@ -94,7 +94,8 @@ final class SubscribeCommand implements Callable<Integer> {
             id + " is a " + spec.type() + ", it does not stream",
             "run `ops call " + id + "` instead");
       }
-      JsonNode in = JsonInput.read(input, root.terminal().in());
+      JsonNode in =
+          JsonInput.read(input, root.terminal().in(), java.util.Optional.ofNullable(timeout));
       OperationContext.Builder context = OperationContext.builder();
       if (timeout != null) {
         context.timeout(timeout);
@@ -169,7 +170,7 @@ final class SubscribeCommand implements Callable<Integer> {
           output
               .err()
               .println(
-                  "stopped (Ctrl-C) after "
+                  "stopped (signal) after "
                       + count.get()
                       + " items; the subscription was cancelled");
           output.err().flush();
