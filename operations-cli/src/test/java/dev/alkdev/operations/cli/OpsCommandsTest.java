@@ -241,6 +241,25 @@ class OpsCommandsTest {
   }
 
   @Test
+  void malformedJsonIsDescribedWithoutJacksonsInternals() throws Exception {
+    CliRun input = CliRun.run("call", "demo.echo", "--input", "{\"message\":[");
+    assertThat(input.code()).isEqualTo(ExitCodes.INVALID_INPUT);
+    assertThat(input.err())
+        .contains("invalid JSON in --input at line 1")
+        .contains("expected close marker for Array")
+        .doesNotContain("Source:")
+        .doesNotContain("REDACTED");
+    java.nio.file.Path config = java.nio.file.Files.createTempFile("ops-config", ".json");
+    try {
+      java.nio.file.Files.writeString(config, "{\"sources\": [");
+      CliRun run = CliRun.run("--config", config.toString(), "list");
+      assertThat(run.err()).contains("not valid JSON").doesNotContain("Source:");
+    } finally {
+      java.nio.file.Files.delete(config);
+    }
+  }
+
+  @Test
   void aStdinPipeThatNeverEndsIsBoundedByTheTimeout() throws Exception {
     CliRun.Background run =
         CliRun.Background.start("call", "demo.echo", "--input", "-", "--timeout", "300ms");

@@ -125,6 +125,10 @@ public final class JsonInput {
     }
   }
 
+  /** A location Jackson writes into a message, with the words that lead to it. */
+  private static final java.util.regex.Pattern SOURCE_EXCERPT =
+      java.util.regex.Pattern.compile("\\s*\\(?(start marker at )?\\[Source: [^\\]]*\\]\\)?");
+
   /** "at line L, column C: what" from a Jackson error, without its source excerpt. */
   static String describe(JacksonException e) {
     TokenStreamLocation location = e.getLocation();
@@ -133,6 +137,10 @@ public final class JsonInput {
     int newline = what == null ? -1 : what.indexOf('\n');
     if (newline > 0) {
       what = what.substring(0, newline);
+    }
+    if (what != null) {
+      // "(start marker at [Source: REDACTED (...); byte offset: #UNKNOWN])": Jackson's internals
+      what = SOURCE_EXCERPT.matcher(what).replaceAll("").trim();
     }
     if (location == null || location.getLineNr() < 0) {
       return ": " + what;
