@@ -22,6 +22,24 @@ class McpServeTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   @Test
+  void filtersThatLeaveNoToolsAreSaidLoudly() throws Exception {
+    CliRun.Background serving =
+        CliRun.Background.start("serve", "--mcp-http", "0", "--mcp-include", "demo.echo.*");
+    try {
+      serving.awaitErr("ready;");
+      assertThat(serving.out().toString()).contains("0 tools");
+      assertThat(serving.err().toString())
+          .contains("warning: mcp-http offers no tools: no operation id matches --mcp-include")
+          .contains("demo.echo.*")
+          .contains("such as demo.")
+          .contains("`ops list` shows the ids");
+    } finally {
+      serving.stop().close();
+    }
+    assertThat(serving.exit().get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
   void serveMcpHttpOffersTheDemoAsTools() throws Exception {
     CliRun.Background serving = CliRun.Background.start("serve", "--mcp-http", "0");
     try {

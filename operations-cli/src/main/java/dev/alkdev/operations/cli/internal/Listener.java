@@ -1,6 +1,7 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.pubsub.PubSub;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,6 +19,11 @@ interface Listener {
 
   /** More about it for the listener's line (a node id), or empty. */
   String detail();
+
+  /** What it serves that the user most likely did not mean (no tools at all), said loudly. */
+  default List<String> warnings() {
+    return List.of();
+  }
 
   /** The transport it serves on, for its metrics: a node's or a hub's; empty for HTTP and MCP. */
   default Optional<PubSub> transport() {

@@ -26,13 +26,19 @@ final class McpListener implements Listener {
   private final String address;
   private final Duration drainTimeout;
   private final AutoCloseable endpoint;
+  private final Filters filters;
+  private final OperationServer pipeline;
 
   private McpListener(
       McpServer server,
       String kind,
       String address,
       Duration drainTimeout,
-      AutoCloseable endpoint) {
+      AutoCloseable endpoint,
+      Filters filters,
+      OperationServer pipeline) {
+    this.filters = filters;
+    this.pipeline = pipeline;
     this.server = server;
     this.kind = kind;
     this.address = address;
@@ -49,7 +55,8 @@ final class McpListener implements Listener {
     McpServer server = build(pipeline, filters);
     try {
       McpHttpEndpoint endpoint = server.startHttp(address);
-      return new McpListener(server, "mcp-http", endpoint.uri().toString(), drainTimeout, endpoint);
+      return new McpListener(
+          server, "mcp-http", endpoint.uri().toString(), drainTimeout, endpoint, filters, pipeline);
     } catch (CallError e) {
       server.close();
       throw new Failure(
@@ -88,7 +95,7 @@ final class McpListener implements Listener {
             "ops-serve-mcp-stdio");
     watcher.setDaemon(true);
     watcher.start();
-    return new McpListener(server, "mcp-stdio", "stdio", drainTimeout, endpoint);
+    return new McpListener(server, "mcp-stdio", "stdio", drainTimeout, endpoint, filters, pipeline);
   }
 
   private static McpServer build(OperationServer pipeline, Filters filters) {
@@ -129,6 +136,28 @@ final class McpListener implements Listener {
   /** How many tools it offers, for the listener's line. */
   int toolCount() {
     return server.tools().size();
+  }
+
+  @Override
+  public List<String> warnings() {
+    if (toolCount() > 0) {
+      return List.of();
+    }
+    if (filters.include().isEmpty() && filters.exclude().isEmpty()) {
+      return List.of(kind + " offers no tools: no operation is loaded");
+    }
+    String example =
+        pipeline.registry().list().stream()
+            .findFirst()
+            .map(spec -> " (ids are namespace.name, such as " + spec.id() + ")")
+            .orElse("");
+    return List.of(
+        kind
+            + " offers no tools: no operation id matches"
+            + (filters.include().isEmpty() ? "" : " --mcp-include " + filters.include())
+            + (filters.exclude().isEmpty() ? "" : " outside --mcp-exclude " + filters.exclude())
+            + example
+            + "; `ops list` shows the ids");
   }
 
   @Override

@@ -38,6 +38,10 @@ public final class Output {
     return colour ? "\u001b[2m" + text + "\u001b[0m" : text;
   }
 
+  private String yellow(String text) {
+    return colour ? "\u001b[33m" + text + "\u001b[0m" : text;
+  }
+
   private String red(String text) {
     return colour ? "\u001b[31m" + text + "\u001b[0m" : text;
   }
@@ -52,6 +56,16 @@ public final class Output {
   public void line(JsonNode json) {
     terminal.out().println(JsonInput.MAPPER.writeValueAsString(json));
     terminal.out().flush();
+  }
+
+  /** "warning: message", then hints, on stderr: something works, but not as the user meant. */
+  public void warning(String message, String... hints) {
+    PrintWriter err = terminal.err();
+    err.println(yellow("warning:") + " " + message);
+    for (String hint : hints) {
+      err.println("  " + hint);
+    }
+    err.flush();
   }
 
   /** "error: message", then hints, on stderr. */

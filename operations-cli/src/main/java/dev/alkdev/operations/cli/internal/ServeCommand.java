@@ -71,7 +71,9 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--mcp-include",
       paramLabel = "GLOB",
-      description = "Offer only operations whose id matches (e.g. 'github.repos.*'). Repeatable.")
+      description =
+          "Offer only operations whose id matches (e.g. 'github.repos_*' for the GitHub"
+              + " document's repos/... operations). Repeatable.")
   List<String> mcpInclude = new ArrayList<>();
 
   @Option(
@@ -288,6 +290,9 @@ final class ServeCommand implements Callable<Integer> {
           root.terminal().width());
     }
     lines.flush();
+    for (Listener listener : listeners) {
+      listener.warnings().forEach(output::warning);
+    }
     output.err().println("ready; SIGTERM or Ctrl-C drains and stops");
     output.err().flush();
   }
