@@ -76,6 +76,66 @@ class NodeSpokeInteropTest {
     assertThat(run(client, 30, "node", "test/timeouts.js")).isZero();
   }
 
+  /** clients/node's README example, run as it is (its file is the README's code block). */
+  @Test
+  void theReadmeExampleRunsAsWritten() throws Exception {
+    String readme = Files.readString(client.resolve("README.md"));
+    String example = Files.readString(client.resolve("examples/quick-start.js"));
+    assertThat(readme).as("the README shows the example as it is").contains(example);
+    try (OperationRegistry registry = OperationRegistry.create();
+        OperationServer server = OperationServer.create(registry)) {
+      registry.register(
+          OperationSpec.builder("demo", "echo").build(),
+          Handler.blocking((in, ctx) -> Map.of("message", in.get("message").asString())));
+      registry.register(
+          OperationSpec.builder("demo", "clock").type(OperationType.SUBSCRIPTION).build(),
+          Handler.emitter(
+              (in, ctx, emitter) -> {
+                for (int i = 1; i <= in.get("ticks").asInt(); i++) {
+                  emitter.emit(Map.of("tick", i));
+                }
+              }));
+      Map<String, Identity> tokens =
+          Map.of("node-token", Identity.of("node-spoke", "ops:call:*", "ops:serve:node.*"));
+      try (WebSocketHub hub =
+          WebSocketHub.builder()
+              .authenticator(Authenticator.bearerTokens(tokens))
+              .permissions(SpokePermissions.byScopes())
+              .serve(server)
+              .start()) {
+        ProcessBuilder builder =
+            new ProcessBuilder("node", "examples/quick-start.js")
+                .directory(client.toFile())
+                .redirectErrorStream(true);
+        builder.environment().put("HUB_URL", hub.uri().toString());
+        builder.environment().put("OPS_WS_TOKEN", "node-token");
+        Process process = builder.start();
+        process.getOutputStream().close();
+        java.io.ByteArrayOutputStream output = new java.io.ByteArrayOutputStream();
+        Thread reader =
+            new Thread(
+                () -> {
+                  try {
+                    process.getInputStream().transferTo(output);
+                  } catch (IOException e) {
+                    // the process ended
+                  }
+                },
+                "quick-start-output");
+        reader.start();
+        boolean ended = process.waitFor(30, TimeUnit.SECONDS);
+        if (!ended) {
+          process.destroyForcibly();
+        }
+        reader.join(5_000);
+        String printed = output.toString(StandardCharsets.UTF_8);
+        assertThat(ended).as(printed).isTrue();
+        assertThat(process.exitValue()).as(printed).isZero();
+        assertThat(printed).contains("message: 'hi'").contains("tick: 1").contains("tick: 5");
+      }
+    }
+  }
+
   @Test
   void aNodeSpokeCallsServesAndStreams() throws Exception {
     CountDownLatch streamCancelled = new CountDownLatch(1);
