@@ -111,6 +111,20 @@ try {
     await page.screenshot({ path: join(shots, '04-field-errors.png'), fullPage: true });
   });
 
+  await step('a list of plain values is written one per line', async () => {
+    await op('demo.sum').click();
+    check((await field('numbers').locator('.hint').textContent()).includes('list of number'), 'list hint');
+    await field('numbers').locator('textarea').fill('1\n2\n\n3.5');
+    await page.click('#call');
+    await page.locator('#result-section').waitFor({ state: 'visible' });
+    const envelope = JSON.parse(await page.textContent('#result'));
+    check(envelope.data === 6.5, 'sum: ' + JSON.stringify(envelope));
+    await field('numbers').locator('textarea').fill('1\ntwo');
+    await page.click('#call');
+    const error = await field('numbers').locator('.field-error').textContent();
+    check(error.includes('"two" is not a number'), 'no error on a bad item: ' + error);
+  });
+
   await step('a subscription streams live', async () => {
     await op('demo.ticks').click();
     check((await page.textContent('#call')) === 'Subscribe', 'button');

@@ -111,11 +111,35 @@
     return schema || {};
   }
 
-  function kindOf(schema) {
-    const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  const SCALARS = ['string', 'integer', 'number', 'boolean'];
+
+  function typeOf(schema) {
+    return Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  }
+
+  function kindOf(schema, root) {
+    const type = typeOf(schema);
     if (Array.isArray(schema.enum)) return 'enum';
-    if (type === 'string' || type === 'integer' || type === 'number' || type === 'boolean') return type;
+    if (SCALARS.includes(type)) return type;
+    // An array of plain values is written one per line, not as JSON.
+    if (type === 'array' && schema.items && !Array.isArray(schema.items.enum)
+        && SCALARS.includes(typeOf(resolve(schema.items, root)))) return 'list';
     return 'json';
+  }
+
+  // One item per line; a value that starts with '[' is read as a JSON array instead.
+  function listValue(raw, itemType) {
+    if (raw.trim().startsWith('[')) return JSON.parse(raw);
+    return raw.split('\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
+      if (itemType === 'string') return line;
+      if (itemType === 'boolean') {
+        if (line !== 'true' && line !== 'false') throw new Error('"' + line + '" is not true or false');
+        return line === 'true';
+      }
+      const number = Number(line);
+      if (Number.isNaN(number)) throw new Error('"' + line + '" is not a number');
+      return number;
+    });
   }
 
   function buildForm(inputSchema) {
@@ -137,7 +161,7 @@
     }
     for (const name of names) {
       const schema = resolve(properties[name], inputSchema);
-      const kind = kindOf(schema);
+      const kind = kindOf(schema, inputSchema);
       const wrapper = text('div', undefined, 'field');
       wrapper.dataset.field = name;
       const id = 'field-' + name.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -156,6 +180,10 @@
         input = document.createElement('textarea');
         input.rows = 3;
         input.placeholder = 'JSON';
+      } else if (kind === 'list') {
+        input = document.createElement('textarea');
+        input.rows = 3;
+        input.placeholder = 'one ' + typeOf(resolve(schema.items, inputSchema)) + ' per line';
       } else {
         input = document.createElement('input');
         input.type = kind === 'string' ? 'text' : 'number';
@@ -165,11 +193,15 @@
       input.id = id;
       input.name = name;
       wrapper.appendChild(input);
-      const hint = [schema.type ? [].concat(schema.type).join(' | ') : 'any', schema.description].filter(Boolean).join(' — ');
+      const type = kind === 'list'
+        ? 'list of ' + typeOf(resolve(schema.items, inputSchema)) + ', one per line'
+        : schema.type ? [].concat(schema.type).join(' | ') : 'any';
+      const hint = [type, schema.description].filter(Boolean).join(' — ');
       wrapper.appendChild(text('div', hint, 'hint'));
       wrapper.appendChild(text('div', '', 'field-error'));
       fields.appendChild(wrapper);
-      state.fields.push({ name, kind, input, required: required.has(name) });
+      const itemType = kind === 'list' ? typeOf(resolve(schema.items, inputSchema)) : undefined;
+      state.fields.push({ name, kind, input, itemType, required: required.has(name) });
     }
   }
 
@@ -191,6 +223,14 @@
         input[field.name] = Number(raw);
       } else if (field.kind === 'boolean') {
         input[field.name] = raw === 'true';
+      } else if (field.kind === 'list') {
+        try {
+          input[field.name] = listValue(raw, field.itemType);
+        } catch (e) {
+          const error = new Error(e.message);
+          error.field = field.name;
+          throw error;
+        }
       } else if (field.kind === 'enum' || field.kind === 'json') {
         try {
           input[field.name] = JSON.parse(raw);
