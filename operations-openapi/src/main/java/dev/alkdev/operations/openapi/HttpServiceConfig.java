@@ -22,6 +22,11 @@ import java.util.Optional;
  *     followed by the client: the handler follows same-origin redirects itself)
  * @param serverVariables values of the {@code servers[0].variables}, else their defaults
  * @param maxRedirects how many same-origin redirects a call follows
+ * @param sseReconnectOnClose whether a SUBSCRIPTION's event stream whose server ends the response
+ *     is connected to again with {@code Last-Event-ID} (an endless feed the server closes now and
+ *     then), instead of ending (a finite stream, which a server would start again from the
+ *     beginning); an operation's {@code x-ops-sse-reconnect: true|false} decides for itself. A
+ *     connection that drops is connected to again either way.
  */
 public record HttpServiceConfig(
     String namespace,
@@ -32,7 +37,8 @@ public record HttpServiceConfig(
     long maxResponseBytes,
     Optional<HttpClient> httpClient,
     Map<String, String> serverVariables,
-    int maxRedirects) {
+    int maxRedirects,
+    boolean sseReconnectOnClose) {
 
   /** Default {@link #timeout()}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
@@ -74,7 +80,10 @@ public record HttpServiceConfig(
         });
   }
 
-  /** A builder with the defaults: no base URL, no headers, no auth, 30 s, 16 MiB, 5 redirects. */
+  /**
+   * A builder with the defaults: no base URL, no headers, no auth, 30 s, 16 MiB, 5 redirects, event
+   * streams that end when their server ends them.
+   */
   public static Builder builder(String namespace) {
     return new Builder(namespace);
   }
@@ -111,6 +120,7 @@ public record HttpServiceConfig(
     private HttpClient httpClient;
     private final Map<String, String> serverVariables = new LinkedHashMap<>();
     private int maxRedirects = 5;
+    private boolean sseReconnectOnClose;
 
     private Builder(String namespace) {
       this.namespace = Objects.requireNonNull(namespace, "namespace");
@@ -161,6 +171,15 @@ public record HttpServiceConfig(
       return this;
     }
 
+    /**
+     * Whether an event stream whose server ends the response is connected to again (false by
+     * default: the stream ends); see {@link HttpServiceConfig#sseReconnectOnClose()}.
+     */
+    public Builder sseReconnectOnClose(boolean reconnect) {
+      this.sseReconnectOnClose = reconnect;
+      return this;
+    }
+
     public HttpServiceConfig build() {
       return new HttpServiceConfig(
           namespace,
@@ -171,7 +190,8 @@ public record HttpServiceConfig(
           maxResponseBytes,
           Optional.ofNullable(httpClient),
           serverVariables,
-          maxRedirects);
+          maxRedirects,
+          sseReconnectOnClose);
     }
   }
 }

@@ -477,6 +477,83 @@ class HttpCallTest {
     assertThat(server.last().header("Accept")).isEqualTo("text/event-stream");
   }
 
+  @Test
+  void aStreamItsServerEndsEndsUnlessTheOperationSaysItResumes() throws Exception {
+    // A finite stream: two events with ids, then the server ends the response. Asked again with
+    // Last-Event-ID, this server answers 204 (WHATWG: stop).
+    server.on(
+        "/events",
+        ex -> {
+          if (ex.getRequestHeaders().getFirst("Last-Event-ID") != null) {
+            ex.sendResponseHeaders(204, -1);
+            return;
+          }
+          ex.getResponseHeaders().set("Content-Type", "text/event-stream");
+          ex.sendResponseHeaders(200, 0);
+          try (var body = ex.getResponseBody()) {
+            body.write(
+                "id: 1\ndata: 1\n\nid: 2\ndata: 2\n\n"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          }
+        });
+    // By default the end of the response is the end of the stream: one request.
+    assertThat(allItems(DOC, HttpServiceConfig.builder("t").baseUrl(server.base()).build()))
+        .hasSize(2);
+    assertThat(server.requests).hasSize(1);
+    // Resumed by the operation's own word: a second request, with Last-Event-ID.
+    String line =
+        DOC.lines().filter(l -> l.endsWith("operationId: events")).findFirst().orElseThrow();
+    String indent = line.substring(0, line.indexOf('o'));
+    String resumable =
+        DOC.replace(line + "\n", line + "\n" + indent + "x-ops-sse-reconnect: true\n");
+    assertThat(allItems(resumable, HttpServiceConfig.builder("t").baseUrl(server.base()).build()))
+        .hasSize(2);
+    assertThat(server.requests).hasSize(3);
+    assertThat(server.last().header("Last-Event-ID")).isEqualTo("2");
+    // And by the config's, for every operation of the source.
+    assertThat(
+            allItems(
+                DOC,
+                HttpServiceConfig.builder("t")
+                    .baseUrl(server.base())
+                    .sseReconnectOnClose(true)
+                    .build()))
+        .hasSize(2);
+    assertThat(server.requests).hasSize(5);
+  }
+
+  /** Every item of t.events until the stream completes (within 10 s). */
+  private static List<ResponseEnvelope<JsonNode>> allItems(String doc, HttpServiceConfig config)
+      throws Exception {
+    var items = new java.util.concurrent.CopyOnWriteArrayList<ResponseEnvelope<JsonNode>>();
+    var done = new CompletableFuture<Void>();
+    try (OperationRegistry registry = OperationRegistry.create()) {
+      FromOpenApi.fromString(doc, config).registerAll(registry);
+      registry
+          .subscribe("t.events", Map.of(), OperationContext.create())
+          .subscribe(
+              new java.util.concurrent.Flow.Subscriber<ResponseEnvelope<JsonNode>>() {
+                public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+                  s.request(Long.MAX_VALUE);
+                }
+
+                public void onNext(ResponseEnvelope<JsonNode> item) {
+                  items.add(item);
+                }
+
+                public void onError(Throwable t) {
+                  done.completeExceptionally(t);
+                }
+
+                public void onComplete() {
+                  done.complete(null);
+                }
+              });
+      done.get(10, TimeUnit.SECONDS);
+    }
+    return items;
+  }
+
   private static void subscribeTwo(
       OperationRegistry registry, List<ResponseEnvelope<JsonNode>> items) throws Exception {
     var done = new CompletableFuture<Void>();

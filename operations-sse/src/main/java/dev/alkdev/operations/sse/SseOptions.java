@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param reconnectBudget how many reconnections any one minute may hold, events or not: the count
  *     above restarts on every event, this one does not, so a stream that sends one event per
  *     connection cannot reconnect without end
- * @param reconnect whether to reconnect at all when the stream ends or drops
+ * @param reconnect when to reconnect: after the server closes the stream and after a drop (the
+ *     default, EventSource's rule), only after a drop, or never
  * @param limits the parser's limits
  * @param maxErrorBodyBytes how much of a failed response's body goes into the error's details
  */
@@ -29,12 +30,29 @@ public record SseOptions(
     Duration minRetry,
     int maxReconnects,
     int reconnectBudget,
-    boolean reconnect,
+    Reconnect reconnect,
     SseLimits limits,
     int maxErrorBodyBytes) {
 
+  /** When a stream that was open is connected to again. */
+  public enum Reconnect {
+    /**
+     * After the server ends the response and after the connection drops (EventSource's rule: an
+     * endless feed whose server closes now and then, resumed with {@code Last-Event-ID}).
+     */
+    ALWAYS,
+    /**
+     * Only after the connection drops (a failure, a timeout): the server ending the response ends
+     * the stream. For finite streams, whose server would start again from the beginning.
+     */
+    ON_DROP,
+    /** Never: the stream completes when the response ends and fails when it drops. */
+    NEVER
+  }
+
   public SseOptions {
     requirePositive(responseTimeout, "responseTimeout");
+    Objects.requireNonNull(reconnect, "reconnect");
     Objects.requireNonNull(defaultRetry, "defaultRetry");
     Objects.requireNonNull(maxRetry, "maxRetry");
     if (defaultRetry.isNegative() || maxRetry.isNegative()) {
@@ -71,7 +89,7 @@ public record SseOptions(
         Duration.ofMillis(500),
         5,
         30,
-        true,
+        Reconnect.ALWAYS,
         SseLimits.defaults(),
         4096);
   }
@@ -158,6 +176,11 @@ public record SseOptions(
 
   /** Options that never reconnect: the publisher completes when the stream ends. */
   public SseOptions withoutReconnect() {
+    return withReconnect(Reconnect.NEVER);
+  }
+
+  /** When to reconnect ({@link Reconnect#ALWAYS} by default). */
+  public SseOptions withReconnect(Reconnect value) {
     return new SseOptions(
         responseTimeout,
         defaultRetry,
@@ -165,7 +188,7 @@ public record SseOptions(
         minRetry,
         maxReconnects,
         reconnectBudget,
-        false,
+        value,
         limits,
         maxErrorBodyBytes);
   }

@@ -405,6 +405,27 @@ class SseEventSourceTest {
   }
 
   @Test
+  void onDropReconnectsAfterADropButEndsWhenTheServerEndsTheResponse() throws Exception {
+    server =
+        new SseTestServer(
+            (i, x) -> {
+              x.eventStream();
+              if (i == 0) {
+                x.send("retry: 150\nid: 1\ndata: a\n\ndata: incomplete");
+                x.drop(); // a failure: connected to again
+              } else {
+                x.send("id: 2\ndata: b\n\n");
+                x.end(); // the server's end: the end of the stream
+              }
+            });
+    Recorder recorder = subscribe(FAST.withReconnect(SseOptions.Reconnect.ON_DROP), Long.MAX_VALUE);
+    recorder.done.get(10, TimeUnit.SECONDS);
+    assertThat(recorder.events).extracting(SseEvent::data).containsExactly("a", "b");
+    assertThat(server.requests).hasSize(2);
+    assertThat(server.requests.get(1).headers()).containsEntry("last-event-id", "1");
+  }
+
+  @Test
   void withoutReconnectCompletesWhenStreamEnds() throws Exception {
     server =
         new SseTestServer(

@@ -20,8 +20,14 @@ public interface EventStreamOpener {
    * @param request the request, {@code Accept: text/event-stream} set
    * @param context the call's context (deadline, cancellation)
    * @param maxEventBytes the largest event accepted
+   * @param reconnectOnClose whether a response the server ends is followed by a new request with
+   *     {@code Last-Event-ID}, rather than ending the stream
    * @return the events, each the item the subscription emits
    */
   Flow.Publisher<?> open(
-      HttpClient client, HttpRequest request, OperationContext context, long maxEventBytes);
+      HttpClient client,
+      HttpRequest request,
+      OperationContext context,
+      long maxEventBytes,
+      boolean reconnectOnClose);
 }

@@ -60,6 +60,7 @@ public final class HttpOperation {
   private final Supplier<HttpClient> client; // the JDK client: streams, and a user's own client
   private final Optional<JettyClient> jetty; // unary calls, unless the user gave a JDK client
   private final EventStreamOpener events;
+  private final boolean reconnectOnClose; // a stream its server ends is resumed, not ended
 
   HttpOperation(
       String operationId,
@@ -72,7 +73,8 @@ public final class HttpOperation {
       BaseUrl baseUrl,
       Supplier<HttpClient> client,
       Optional<JettyClient> jetty,
-      EventStreamOpener events) {
+      EventStreamOpener events,
+      boolean reconnectOnClose) {
     this.operationId = operationId;
     this.method = method.toUpperCase(Locale.ROOT);
     this.pathTemplate = pathTemplate;
@@ -84,6 +86,7 @@ public final class HttpOperation {
     this.client = client;
     this.jetty = jetty;
     this.events = events;
+    this.reconnectOnClose = reconnectOnClose;
   }
 
   /** The AsyncOperationHandler body. */
@@ -102,7 +105,7 @@ public final class HttpOperation {
   public Flow.Publisher<?> subscribe(JsonNode input, OperationContext context) {
     context.throwIfDone();
     HttpRequest request = toJdk(build(input, context, true), timeout(context));
-    return events.open(client.get(), request, context, config.maxResponseBytes());
+    return events.open(client.get(), request, context, config.maxResponseBytes(), reconnectOnClose);
   }
 
   /**

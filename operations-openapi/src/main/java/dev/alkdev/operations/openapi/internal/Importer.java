@@ -309,6 +309,24 @@ public final class Importer {
     return unique;
   }
 
+  /** The extension with which an operation says whether its event stream is resumed. */
+  static final String SSE_RECONNECT = "x-ops-sse-reconnect";
+
+  /**
+   * Whether the operation's event stream is connected to again when its server ends the response:
+   * the operation's {@code x-ops-sse-reconnect}, else the config's rule (not by default).
+   */
+  private boolean reconnectOnClose(String name, JsonNode operation) {
+    JsonNode given = operation.path(SSE_RECONNECT);
+    if (given.isBoolean()) {
+      return given.asBoolean();
+    }
+    if (!given.isMissingNode()) {
+      warn(name + ": " + SSE_RECONNECT + " is not true or false: ignored");
+    }
+    return config.sseReconnectOnClose();
+  }
+
   private OperationDefinition operation(
       String name,
       String method,
@@ -451,7 +469,8 @@ public final class Importer {
             baseUrl,
             client,
             jetty,
-            events);
+            events,
+            reconnectOnClose(name, operation.node()));
     Handler handler =
         type == OperationType.SUBSCRIPTION
             ? Handler.publisher((SubscriptionHandler) call::subscribe)

@@ -214,7 +214,8 @@ public final class SseStream<T> implements Flow.Subscription {
       terminate(connectFailure(error));
       return;
     }
-    if (!options.reconnect()) {
+    if (options.reconnect() == SseOptions.Reconnect.NEVER
+        || (error == null && options.reconnect() == SseOptions.Reconnect.ON_DROP)) {
       terminate(
           error == null
               ? COMPLETE
