@@ -218,7 +218,12 @@ class SourcesEndToEndTest {
     CliRun call =
         CliRun.run("call", "srv.echo", "--mcp-stdio", command, "--input", "{\"text\":\"hi\"}");
     assertThat(call.code()).as(call.err()).isZero();
-    assertThat(call.out()).contains("echo: hi");
+    // A tool that answers with text blocks only: its text, not the blocks as JSON.
+    assertThat(call.out().strip()).isEqualTo("echo: hi");
+    CliRun asJson =
+        CliRun.run(
+            "call", "srv.echo", "--mcp-stdio", command, "--input", "{\"text\":\"hi\"}", "--json");
+    assertThat(asJson.out()).contains("\"type\":\"text\"").contains("echo: hi");
 
     CliRun sum =
         CliRun.run("call", "srv.add", "--mcp-stdio", command, "--input", "{\"a\":2,\"b\":3}");

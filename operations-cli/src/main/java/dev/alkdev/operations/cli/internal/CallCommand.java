@@ -118,8 +118,13 @@ final class CallCommand implements Callable<Integer> {
           envelope
               ? Envelopes.toJson(result)
               : result.data() == null ? NullNode.getInstance() : result.data();
+      java.util.Optional<String> text =
+          envelope || json ? java.util.Optional.empty() : text(result);
       if (json) {
         output.line(shown);
+      } else if (text.isPresent()) {
+        output.out().println(text.get());
+        output.out().flush();
       } else {
         output.pretty(shown);
       }
@@ -130,6 +135,24 @@ final class CallCommand implements Callable<Integer> {
       }
       return ExitCodes.OK;
     }
+  }
+
+  /**
+   * What a person reads of an MCP tool's result: its text, when the tool answered with text blocks
+   * only and no structured content ({@code [{"type":"text","text":"..."}]} as JSON says less).
+   * Structured content, other blocks and every other source print as JSON.
+   */
+  static java.util.Optional<String> text(ResponseEnvelope<JsonNode> result) {
+    if (!(result.meta() instanceof McpResponseMeta mcp)
+        || mcp.structuredContent().isPresent()
+        || mcp.content().isEmpty()
+        || !mcp.content().stream().allMatch(McpContentBlock.Text.class::isInstance)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        mcp.content().stream()
+            .map(block -> ((McpContentBlock.Text) block).text())
+            .collect(java.util.stream.Collectors.joining("\n")));
   }
 
   /** The text blocks of an error result, joined; what the tool said went wrong. */
