@@ -3,6 +3,9 @@ package dev.alkdev.operations;
 import dev.alkdev.operations.schema.Schema;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.NullNode;
 
 /**
  * What an operation is: its id ({@code namespace.name}), version, type, description, the schemas of
@@ -99,6 +102,24 @@ public final class OperationSpec {
   /** What the input must match; validated before the handler runs. */
   public Schema inputSchema() {
     return inputSchema;
+  }
+
+  /**
+   * The input of a call that gives none, the same on every surface (an HTTP GET without parameters
+   * or a POST without a body, an MCP {@code tools/call} without arguments, {@code ops} without
+   * {@code --input}): an empty object when the input schema says {@code type: object}, so that its
+   * defaults apply and its required properties are named; JSON null otherwise (no schema, or a
+   * schema of another type).
+   */
+  public JsonNode noInput() {
+    JsonNode type = inputSchema.json().path("type");
+    boolean object = type.isString() && type.asString().equals("object");
+    if (type.isArray()) {
+      for (JsonNode t : type) {
+        object |= t.asString("").equals("object");
+      }
+    }
+    return object ? JsonNodeFactory.instance.objectNode() : NullNode.getInstance();
   }
 
   /** What {@code data} should match; output is cast to it, and a mismatch is logged. */

@@ -214,7 +214,10 @@ class OpsCommandsTest {
     CliRun json = CliRun.run("call", "demo.echo", "--input", "{}", "--json");
     JsonNode error = JSON.readTree(json.err()).get("error");
     assertThat(error.get("code").asString()).isEqualTo("INVALID_INPUT");
-    assertThat(error.get("validationErrors").get(0).get("pointer").asString()).isEqualTo("/");
+    // The error object of every surface (HTTP's body, MCP's _meta): details.errors[].instancePath.
+    assertThat(error.get("retryable").asBoolean()).isFalse();
+    assertThat(error.at("/details/errors/0/instancePath").asString()).isEmpty();
+    assertThat(error.at("/details/errors/0/keyword").asString()).isEqualTo("required");
   }
 
   @Test

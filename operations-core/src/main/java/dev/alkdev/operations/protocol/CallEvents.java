@@ -428,6 +428,16 @@ public final class CallEvents {
   record Reply(byte[] bytes, Optional<CallError> replaced) {}
 
   /**
+   * The error object every surface writes for a failed call, the {@code error} of a {@code
+   * call.error} event: {@code {code, message, retryable, details}}, an INVALID_INPUT's schema
+   * errors under {@code details.errors} as {@code {instancePath, keyword, message}}. The HTTP
+   * gateway's error body, the MCP server's {@code _meta} and {@code ops --json} are this object.
+   */
+  public static ObjectNode errorJson(CallError error) {
+    return (ObjectNode) toJson(failed("-", error)).get("error");
+  }
+
+  /**
    * The {@code call.error} event for a failure: code, message, retryable and details, nothing else
    * (no cause, no stack trace). An INVALID_INPUT without details of its own carries its schema
    * errors as {@code details.errors} (the first {@value #MAX_WIRE_SCHEMA_ERRORS}).

@@ -79,6 +79,25 @@ class GatewayTest extends GatewayTestSupport {
   }
 
   @Test
+  void noInputIsAnEmptyObjectForAnObjectSchemaSoTheMissingFieldIsNamed() throws Exception {
+    // The rule of every surface (OperationSpec.noInput): not JSON null, which would only say
+    // "object expected".
+    for (HttpResponse<String> response :
+        List.of(
+            get(gateway, "/ops/demo.echo"),
+            send(
+                request(gateway, "/ops/demo.echo")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build()))) {
+      assertThat(response.statusCode()).isEqualTo(400);
+      JsonNode error = json(response).get("error");
+      assertThat(error.at("/details/errors/0/instancePath").asString()).isEmpty();
+      assertThat(error.at("/details/errors/0/keyword").asString()).isEqualTo("required");
+    }
+  }
+
+  @Test
   void arraysAndNumbersInTheQueryFollowTheSchema() throws Exception {
     HttpResponse<String> response = get(gateway, "/ops/demo.sum?numbers=1.5&numbers=2&exact=true");
     assertThat(response.statusCode()).isEqualTo(200);

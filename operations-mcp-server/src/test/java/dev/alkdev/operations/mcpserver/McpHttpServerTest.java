@@ -138,7 +138,10 @@ class McpHttpServerTest {
     assertThat(text).contains("/a").contains("/b").contains("c");
     JsonNode error = result.at("/_meta/dev.alkdev.operations~1error");
     assertThat(error.get("code").asString()).isEqualTo("INVALID_INPUT");
-    assertThat(error.get("validationErrors").size()).isGreaterThanOrEqualTo(3);
+    // The error object of every surface (HTTP's body, ops --json): details.errors[].instancePath.
+    assertThat(error.at("/details/errors").size()).isGreaterThanOrEqualTo(3);
+    assertThat(error.at("/details/errors/0/instancePath").asString()).startsWith("/");
+    assertThat(error.get("message").asString()).contains("math.add");
   }
 
   @Test

@@ -47,8 +47,10 @@ final class CallCommand implements Callable<Integer> {
   @Option(
       names = {"-i", "--input"},
       paramLabel = "JSON|@FILE|-",
-      description = "The input: JSON text, @FILE to read a file, - to read stdin (default: {}).")
-  String input = JsonInput.NONE;
+      description =
+          "The input: JSON text, @FILE to read a file, - to read stdin (default: {} for an"
+              + " operation whose input is an object, else null).")
+  String input;
 
   @Option(
       names = "--envelope",
@@ -77,7 +79,10 @@ final class CallCommand implements Callable<Integer> {
             id + " is a SUBSCRIPTION, it streams",
             "run `ops subscribe " + id + "` instead");
       }
-      JsonNode in = JsonInput.read(input, root.terminal().in(), java.util.Optional.of(timeout));
+      JsonNode in =
+          input == null
+              ? spec.noInput()
+              : JsonInput.read(input, root.terminal().in(), java.util.Optional.of(timeout));
       OperationContext context = OperationContext.builder().timeout(timeout).build();
       // Ctrl-C or SIGTERM: the call is cancelled (an MCP server hears notifications/cancelled, an
       // HTTP request is aborted) before the sources close.

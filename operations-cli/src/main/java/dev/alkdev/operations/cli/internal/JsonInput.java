@@ -37,9 +37,6 @@ public final class JsonInput {
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
-  /** The input a call gets when {@code --input} is not given. */
-  public static final String NONE = "{}";
-
   /** Input that could not be read or parsed; the message says where and why. */
   public static final class BadInput extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.schema.SchemaError;
 import java.io.PrintWriter;
 import java.util.List;
@@ -96,21 +97,9 @@ public final class Output {
   /** A failed call: code and message, then each validation error as "pointer: message". */
   public void callError(CallError error, boolean json) {
     if (json) {
+      // The error object of every surface: the HTTP gateway's body, the MCP server's _meta.
       ObjectNode body = JsonInput.MAPPER.createObjectNode();
-      ObjectNode e = body.putObject("error");
-      e.put("code", error.code().name());
-      e.put("message", error.getMessage());
-      e.put("retryable", error.retryable());
-      error.details().ifPresent(d -> e.set("details", d));
-      if (!error.validationErrors().isEmpty()) {
-        ArrayNode list = e.putArray("validationErrors");
-        for (SchemaError v : error.validationErrors()) {
-          list.addObject()
-              .put("pointer", pointer(v))
-              .put("keyword", v.keyword())
-              .put("message", v.message());
-        }
-      }
+      body.set("error", CallEvents.errorJson(error));
       terminal.err().println(JsonInput.MAPPER.writeValueAsString(body));
       terminal.err().flush();
       return;

@@ -51,8 +51,10 @@ final class SubscribeCommand implements Callable<Integer> {
   @Option(
       names = {"-i", "--input"},
       paramLabel = "JSON|@FILE|-",
-      description = "The input: JSON text, @FILE to read a file, - to read stdin (default: {}).")
-  String input = JsonInput.NONE;
+      description =
+          "The input: JSON text, @FILE to read a file, - to read stdin (default: {} for an"
+              + " operation whose input is an object, else null).")
+  String input;
 
   @Option(
       names = {"-n", "--limit"},
@@ -95,7 +97,9 @@ final class SubscribeCommand implements Callable<Integer> {
             "run `ops call " + id + "` instead");
       }
       JsonNode in =
-          JsonInput.read(input, root.terminal().in(), java.util.Optional.ofNullable(timeout));
+          input == null
+              ? spec.noInput()
+              : JsonInput.read(input, root.terminal().in(), java.util.Optional.ofNullable(timeout));
       OperationContext.Builder context = OperationContext.builder();
       if (timeout != null) {
         context.timeout(timeout);

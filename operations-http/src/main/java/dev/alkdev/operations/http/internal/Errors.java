@@ -58,7 +58,7 @@ public final class Errors {
   /** The body: {@code {"error": {...}}}. */
   public static ObjectNode body(CallError error) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
-    body.set("error", CallEvents.toJson(CallEvents.failed("-", error)).get("error"));
+    body.set("error", CallEvents.errorJson(error));
     return body;
   }
 

@@ -463,7 +463,7 @@ public final class GatewayHandler extends Handler.Abstract {
                   }
                   throw Errors.of(ErrorCode.INVALID_INPUT, "The request body could not be read");
                 }
-                call.input(Inputs.body(bytes));
+                call.input(Inputs.body(bytes, spec));
                 serve(request, response, callback, call, stream, dataOnly);
               } catch (CallError e) {
                 writeError(request, response, callback, e);

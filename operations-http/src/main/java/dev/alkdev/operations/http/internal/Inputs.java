@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
@@ -40,9 +41,9 @@ public final class Inputs {
   private Inputs() {}
 
   /** The body as JSON; an empty body is no input (JSON null). */
-  public static JsonNode body(byte[] bytes) {
+  public static JsonNode body(byte[] bytes, Optional<OperationSpec> spec) {
     if (bytes.length == 0) {
-      return NullNode.getInstance();
+      return spec.map(OperationSpec::noInput).orElse(NullNode.getInstance());
     }
     return parse(bytes, "request body");
   }
@@ -62,7 +63,7 @@ public final class Inputs {
           input.get(0).getBytes(java.nio.charset.StandardCharsets.UTF_8), "parameter 'input'");
     }
     if (parameters.isEmpty()) {
-      return NullNode.getInstance();
+      return spec.noInput();
     }
     JsonNode properties = spec.inputSchema().json().path("properties");
     ObjectNode object = NODES.objectNode();

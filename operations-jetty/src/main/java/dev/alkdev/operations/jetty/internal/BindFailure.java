@@ -30,7 +30,9 @@ public final class BindFailure {
   /** The innermost message of {@code failure}'s causes: the system's words, not a wrapper's. */
   static String reason(Throwable failure) {
     String reason = failure.getMessage();
-    for (Throwable t = failure.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+    // At most 16 causes deep: a chain that loops back on itself still ends.
+    Throwable t = failure.getCause();
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
       if (t.getMessage() != null && !t.getMessage().isBlank()) {
         reason = t.getMessage();
       }

@@ -327,15 +327,14 @@ public final class Protocol {
   }
 
   private static JsonNode inputOf(ToolCatalog.Tool tool, JsonNode arguments) {
-    JsonNode args = arguments == null || arguments.isNull() ? Json.object() : arguments;
+    if (arguments == null || arguments.isNull()) {
+      return tool.spec().noInput(); // the rule of every surface
+    }
     if (tool.wrapsInput()) {
-      JsonNode inner = args.get(ToolCatalog.WRAPPED_INPUT);
+      JsonNode inner = arguments.get(ToolCatalog.WRAPPED_INPUT);
       return inner == null ? Json.NODES.nullNode() : inner;
     }
-    if (tool.spec().inputSchema().isUnknown() && (arguments == null || arguments.isNull())) {
-      return Json.NODES.nullNode();
-    }
-    return args;
+    return arguments;
   }
 
   /** A JSON-RPC id as a map key: {@code "7"} and {@code 7} are different ids. */

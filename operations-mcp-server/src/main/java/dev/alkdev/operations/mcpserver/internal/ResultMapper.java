@@ -6,6 +6,7 @@ import dev.alkdev.operations.envelope.HttpResponseMeta;
 import dev.alkdev.operations.envelope.McpContentBlock;
 import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
@@ -80,10 +81,8 @@ final class ResultMapper {
   }
 
   static Outcome error(CallError error, String toolName) {
-    ObjectNode data = Json.object();
-    data.put("code", error.code().name());
-    data.put("retryable", error.retryable());
-    error.details().ifPresent(details -> data.set("details", details));
+    // The error object of every surface (code, message, retryable, details.errors).
+    ObjectNode data = CallEvents.errorJson(error);
     switch (error.code()) {
       case OPERATION_NOT_FOUND:
         return rpc(Json.INVALID_PARAMS, "Unknown tool: " + toolName, data);
@@ -119,14 +118,9 @@ final class ResultMapper {
           .append(errors.size())
           .append(errors.size() == 1 ? " error" : " errors")
           .append("):");
-      ArrayNode list = data.putArray("validationErrors");
       for (SchemaError schemaError : errors) {
         String path = schemaError.instancePath().isEmpty() ? "/" : schemaError.instancePath();
         text.append("\n- ").append(path).append(": ").append(schemaError.message());
-        list.addObject()
-            .put("instancePath", schemaError.instancePath())
-            .put("keyword", schemaError.keyword())
-            .put("message", schemaError.message());
       }
     }
     return isError(text.toString(), data);
