@@ -16,26 +16,30 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What a caller knows of the serving nodes: each node's specs, liveness and state, and the
  * operations served anywhere (by a node that is alive, known and not leaving). Fed by discovery
- * messages; drops a node whose heartbeats stop for {@code misses} intervals, and reports the loss
- * so the calls in flight on it can fail at once. Listeners hear of operations that appear and
- * disappear, in order, one change at a time.
+ * messages; drops a node whose heartbeats stop for {@code misses} intervals, or sooner when, silent
+ * past one interval, nothing listens on its own topic any more (its connection closed: a killed
+ * process), and reports the loss so the calls in flight on it can fail at once. Listeners hear of
+ * operations that appear and disappear, in order, one change at a time.
  */
 final class NodeTable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeTable.class);
 
   private final int misses;
   private final Consumer<String> askForSpecs;
+  private final Function<String, CompletableFuture<Integer>> probe;
   private final BiConsumer<String, CallError> nodeLost;
   private final Map<String, Node> nodes = new HashMap<>(); // guarded by this
   private Map<String, OperationSpec> index = Map.of(); // guarded by this
@@ -68,9 +72,20 @@ final class NodeTable {
     }
   }
 
-  NodeTable(int misses, Consumer<String> askForSpecs, BiConsumer<String, CallError> nodeLost) {
+  /**
+   * @param askForSpecs asks a node for its specs
+   * @param probe publishes a small message to a node's own topic (one it answers harmlessly);
+   *     completes with how many subscriptions received it, 0 when the node's connection is gone
+   * @param nodeLost told when a node is dropped, with why
+   */
+  NodeTable(
+      int misses,
+      Consumer<String> askForSpecs,
+      Function<String, CompletableFuture<Integer>> probe,
+      BiConsumer<String, CallError> nodeLost) {
     this.misses = misses;
     this.askForSpecs = askForSpecs;
+    this.probe = probe;
     this.nodeLost = nodeLost;
   }
 
@@ -298,26 +313,76 @@ final class NodeTable {
     reindex();
   }
 
+  /** Silence after which a node is probed: a quarter interval of lateness past its heartbeat. */
+  private static long lateNanos(Node node) {
+    return node.intervalNanos + node.intervalNanos / 4;
+  }
+
+  /**
+   * Arms the node's one timer: at its silence's end ({@code misses} intervals), and before that,
+   * once it is late, every half interval to probe it.
+   */
   private void armExpiry(Node node) {
-    long silence = misses * node.intervalNanos;
-    long left = node.lastSeen + silence - System.nanoTime();
-    node.expiry = Scheduler.schedule(() -> expire(node), left);
+    long now = System.nanoTime();
+    long silence = now - node.lastSeen;
+    long due = misses * node.intervalNanos;
+    long late = lateNanos(node);
+    long next = Math.min(due, silence < late ? late : silence + node.intervalNanos / 2);
+    node.expiry = Scheduler.schedule(() -> expire(node), Math.max(0, node.lastSeen + next - now));
   }
 
   private void expire(Node node) {
+    boolean due;
     synchronized (this) {
       if (nodes.get(node.id) != node) {
         return;
       }
-      if (System.nanoTime() - node.lastSeen < misses * node.intervalNanos) {
-        armExpiry(node); // it was heard from since: look again when its silence would be due
-        return;
+      long silence = System.nanoTime() - node.lastSeen;
+      due = silence >= misses * node.intervalNanos;
+      if (!due) {
+        armExpiry(node); // heard from since, or late but not yet due: look again
+        if (silence < lateNanos(node)) {
+          return;
+        }
       }
+    }
+    if (!due) {
+      probe(node);
+      return;
     }
     LOG.info("Node {} stopped heart-beating; dropped", node.id);
     drop(
         node.id,
         "Node " + node.id + " stopped answering (no heartbeat for " + misses + " intervals)");
+  }
+
+  /**
+   * A late node whose own topic nobody listens on any more has lost its connection (a killed
+   * process: the broker dropped its subscriptions): dropped now rather than at its silence's end.
+   * One that still listens (slow, paused, or cut off in a way the broker has not seen) waits.
+   */
+  private void probe(Node node) {
+    CompletableFuture<Integer> receivers;
+    try {
+      receivers = probe.apply(node.id);
+    } catch (RuntimeException e) {
+      return; // the transport could not say; the silence decides
+    }
+    receivers.whenComplete(
+        (count, error) -> {
+          if (error != null || count == null || count > 0) {
+            return;
+          }
+          synchronized (this) {
+            if (nodes.get(node.id) != node || System.nanoTime() - node.lastSeen < lateNanos(node)) {
+              return; // dropped already, or heard from meanwhile
+            }
+          }
+          LOG.info("Node {} is silent and its connection is gone; dropped", node.id);
+          drop(
+              node.id,
+              "Node " + node.id + " stopped answering (silent, and its connection is gone)");
+        });
   }
 
   private void drop(String nodeId, String why) {

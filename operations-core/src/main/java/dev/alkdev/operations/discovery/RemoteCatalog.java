@@ -46,8 +46,9 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>It learns the nodes by asking ({@code node.query}, answered by every node's hello) and by
  * listening to their announcements; a node whose heartbeats stop for {@link
- * Builder#heartbeatMisses} intervals is dropped, and <em>the calls in flight on it fail with
- * UNAVAILABLE at that moment</em>, not at their deadlines. A node that says {@code node.bye} gets
+ * Builder#heartbeatMisses} intervals is dropped, or sooner when, late by a quarter interval, a probe
+ * to its own topic reaches no subscriber (its connection is gone), and <em>the calls in flight on
+ * it fail with UNAVAILABLE at that moment</em>, not at their deadlines. A node that says {@code node.bye} gets
  * no new calls; its running calls finish.
  *
  * <p>A call is validated against the chosen node's spec before anything is sent, routed to that
@@ -101,7 +102,8 @@ public final class RemoteCatalog implements AutoCloseable {
     this.routing = builder.routing;
     this.retry = builder.retry;
     this.defaultTimeout = builder.defaultTimeout;
-    this.table = new NodeTable(builder.heartbeatMisses, this::askForSpecs, this::nodeLost);
+    this.table =
+        new NodeTable(builder.heartbeatMisses, this::askForSpecs, this::probe, this::nodeLost);
     this.calls = PendingRequestMap.builder(pubsub).defaultTimeout(defaultTimeout).build();
     this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
     this.inboxSubscription =
@@ -497,6 +499,15 @@ public final class RemoteCatalog implements AutoCloseable {
 
   private void askForSpecs(String nodeId) {
     publish(ProtocolTopics.nodeSpecs(nodeId), new NodeEvent.SpecsRequested(inbox));
+  }
+
+  /**
+   * A question a late node answers harmlessly (its specs, to this catalog), sent to the node's own
+   * topic: how many received it says whether the node's connection is still there.
+   */
+  private CompletableFuture<Integer> probe(String nodeId) {
+    return pubsub.publish(
+        ProtocolTopics.nodeSpecs(nodeId), NodeEvents.encode(new NodeEvent.SpecsRequested(inbox)));
   }
 
   /** A node is gone: its calls in flight fail now, with {@code why} (UNAVAILABLE). */

@@ -31,6 +31,15 @@ final class CuttablePubSub implements PubSub {
     cut = true;
   }
 
+  /**
+   * Killed: cut off, and its subscriptions gone from the bus, as a broker drops a killed process's
+   * when its connection closes.
+   */
+  void kill() {
+    cut = true;
+    subscriptions.forEach(Subscription::close);
+  }
+
   void uncut() {
     cut = false;
   }

@@ -359,6 +359,41 @@ class DiscoveryTest {
   }
 
   @Test
+  void aKilledNodeWhoseConnectionIsGoneIsDroppedOnceLateNotAfterThreeIntervals() throws Exception {
+    OperationRegistry registry = registry();
+    registry.register(
+        OperationSpec.builder("demo", "hold").build(),
+        Handler.async((in, c) -> new CompletableFuture<>()));
+    // Long intervals, so that three of them (3 s) and one and a quarter (1.25 s) are far apart.
+    Node node = node("node-a", registry, Duration.ofMillis(300), Duration.ofSeconds(1));
+    RemoteCatalog catalog = catalog(Routing.LEAST_IN_FLIGHT);
+    await("the spec", () -> catalog.spec("demo.hold").isPresent());
+    CompletableFuture<ResponseEnvelope<JsonNode>> call =
+        catalog.call("demo.hold", null, CallOptions.defaults().withTimeout(Duration.ofSeconds(30)));
+    await("the call to run", () -> node.node().stats().pending() == 1);
+    long killedAt = System.nanoTime();
+    node.client().kill(); // no bye, no heartbeats, and nothing listens on its topics any more
+    CallError lost = failure(call);
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+    assertThat(lost.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(lost.getMessage()).contains("node-a").contains("connection is gone");
+    assertThat(millis).isLessThan(2_600L); // at most 1.25 intervals after its last heartbeat
+    assertThat(catalog.nodes()).isEmpty();
+  }
+
+  @Test
+  void aLateNodeThatStillListensIsKeptUntilItsSilenceEnds() throws Exception {
+    Node node = node("node-a", registry(), Duration.ofMillis(300), Duration.ofMillis(400));
+    RemoteCatalog catalog = catalog(Routing.LEAST_IN_FLIGHT);
+    await("the node", () -> !catalog.nodes().isEmpty());
+    long cutAt = System.nanoTime();
+    node.client().cut(); // silent, but its subscriptions stay: probes reach it
+    await("the node to be dropped", () -> catalog.nodes().isEmpty());
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
+    assertThat(millis).isGreaterThanOrEqualTo(750L); // three 400 ms intervals after its last beat
+  }
+
+  @Test
   void aStreamOnALostNodeFailsAtOnce() throws Exception {
     OperationRegistry registry = registry();
     OperationSpec ticks =
