@@ -46,10 +46,10 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>It learns the nodes by asking ({@code node.query}, answered by every node's hello) and by
  * listening to their announcements; a node whose heartbeats stop for {@link
- * Builder#heartbeatMisses} intervals is dropped, or sooner when, late by a quarter interval, a probe
- * to its own topic reaches no subscriber (its connection is gone), and <em>the calls in flight on
- * it fail with UNAVAILABLE at that moment</em>, not at their deadlines. A node that says {@code node.bye} gets
- * no new calls; its running calls finish.
+ * Builder#heartbeatMisses} intervals is dropped, or sooner when, late by a quarter interval, a
+ * probe to its own topic reaches no subscriber (its connection is gone), and <em>the calls in
+ * flight on it fail with UNAVAILABLE at that moment</em>, not at their deadlines. A node that says
+ * {@code node.bye} gets no new calls; its running calls finish.
  *
  * <p>A call is validated against the chosen node's spec before anything is sent, routed to that
  * node ({@code ops.node.<nodeId>.req.<operationId>}; see {@link Routing}), and retried on another
