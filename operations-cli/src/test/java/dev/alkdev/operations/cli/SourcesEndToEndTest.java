@@ -225,6 +225,13 @@ class SourcesEndToEndTest {
             "call", "srv.echo", "--mcp-stdio", command, "--input", "{\"text\":\"hi\"}", "--json");
     assertThat(asJson.out()).contains("\"type\":\"text\"").contains("echo: hi");
 
+    // A tool's notifications/progress, as they come, on stderr (not with --json).
+    CliRun progress =
+        CliRun.run("call", "srv.progress", "--mcp-stdio", command, "--input", "{\"text\":\"x\"}");
+    assertThat(progress.code()).as(progress.err()).isZero();
+    // The server sends three before its result; the first, at least, is read before the result.
+    assertThat(progress.err()).contains("progress 1/3: step 1");
+
     CliRun sum =
         CliRun.run("call", "srv.add", "--mcp-stdio", command, "--input", "{\"a\":2,\"b\":3}");
     assertThat(sum.code()).as(sum.err()).isZero();

@@ -9,6 +9,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.Progress;
 import dev.alkdev.operations.envelope.McpContentBlock;
 import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
@@ -130,6 +131,21 @@ class McpClientHttpTest {
     ResponseEnvelope<JsonNode> result = call("test." + op, Map.of());
     assertThat(((McpResponseMeta) result.meta()).content())
         .containsExactly(McpContentBlock.text("read"));
+  }
+
+  @Test
+  void progressReachesTheListenerInTheCallsContext() throws Exception {
+    List<Progress> heard = new CopyOnWriteArrayList<>();
+    OperationContext context =
+        OperationContext.builder().attribute(Progress.LISTENER, heard::add).build();
+    registry.execute("test.progress", Map.of(), context).get(20, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (heard.size() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(heard).extracting(Progress::progress).containsExactly(1.0, 2.0, 3.0);
+    assertThat(heard.get(2).total()).contains(3.0);
+    assertThat(heard.get(2)).hasToString("3/3: step 3");
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.Progress;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.McpContentBlock;
@@ -83,7 +84,17 @@ final class CallCommand implements Callable<Integer> {
           input == null
               ? spec.noInput()
               : JsonInput.read(input, root.terminal().in(), java.util.Optional.of(timeout));
-      OperationContext context = OperationContext.builder().timeout(timeout).build();
+      OperationContext.Builder contextBuilder = OperationContext.builder().timeout(timeout);
+      if (!json) {
+        // A long call's progress (an MCP tool's notifications/progress), as it comes, on stderr.
+        contextBuilder.attribute(
+            Progress.LISTENER,
+            progress -> {
+              output.err().println(output.dim("progress " + progress));
+              output.err().flush();
+            });
+      }
+      OperationContext context = contextBuilder.build();
       // Ctrl-C or SIGTERM: the call is cancelled (an MCP server hears notifications/cancelled, an
       // HTTP request is aborted) before the sources close.
       session.onInterrupt(

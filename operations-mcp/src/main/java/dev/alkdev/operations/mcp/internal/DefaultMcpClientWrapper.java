@@ -7,6 +7,7 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationDefinition;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.Progress;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.internal.RateLimitedLog;
@@ -35,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -71,7 +73,9 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private volatile Map<String, Tool> tools = Map.of();
   private volatile boolean closed;
 
-  private record ProgressTarget(String operationId, String requestId) {}
+  /** Whom a call's progress goes to: the client's listener, and the call's own. */
+  private record ProgressTarget(
+      String operationId, String requestId, Optional<Consumer<Progress>> listener) {}
 
   private DefaultMcpClientWrapper(
       String name,
@@ -308,7 +312,9 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       return future;
     }
     String id = transport.newRequestId();
-    progressTargets.put(id, new ProgressTarget(spec.id(), context.requestId()));
+    progressTargets.put(
+        id,
+        new ProgressTarget(spec.id(), context.requestId(), context.attribute(Progress.LISTENER)));
     inFlight.add(future);
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("name", toolName);
@@ -370,7 +376,24 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       return;
     }
     ProgressTarget target = progressTargets.get(note.progressToken().toString());
-    if (target == null || options.progressListener().isEmpty()) {
+    if (target == null) {
+      return;
+    }
+    double progress = note.progress() == null ? 0 : note.progress();
+    Optional<Double> total = Optional.ofNullable(note.total());
+    Optional<String> message = Optional.ofNullable(note.message());
+    // The call's own listener (in its context), then the client's.
+    target
+        .listener()
+        .ifPresent(
+            listener -> {
+              try {
+                listener.accept(new Progress(progress, total, message));
+              } catch (RuntimeException e) {
+                WARNINGS.warn("A progress listener of a call to MCP server {} failed", name, e);
+              }
+            });
+    if (options.progressListener().isEmpty()) {
       return;
     }
     try {
@@ -378,12 +401,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
           .progressListener()
           .get()
           .progress(
-              new McpProgress(
-                  target.operationId(),
-                  target.requestId(),
-                  note.progress() == null ? 0 : note.progress(),
-                  Optional.ofNullable(note.total()),
-                  Optional.ofNullable(note.message())));
+              new McpProgress(target.operationId(), target.requestId(), progress, total, message));
     } catch (RuntimeException e) {
       WARNINGS.warn("A progress listener of MCP server {} failed", name, e);
     }
