@@ -310,12 +310,16 @@ public final class CallHandler implements AutoCloseable {
     CallRequest.Builder call =
         CallRequest.builder(request.operationId())
             .requestId(requestId)
-            .input(request.input())
             .identity(identityOf(message, request))
             // An anonymous caller's fair share is its reply inbox's: one per caller (a pending
             // request map), whatever transport carried it.
             .client(replyTo)
             .metadata(request.meta());
+    // A request without input (or with JSON null) has none: the pipeline gives the operation its
+    // noInput(), as every surface does.
+    if (!request.input().isNull()) {
+      call.input(request.input());
+    }
     request.parentRequestId().ifPresent(call::parentRequestId);
     request.deadlineMillis().ifPresent(ms -> call.deadline(Deadline.afterMillis(ms)));
     request.demand().ifPresent(call::demand);

@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.NullNode;
 
 /**
  * A call to serve, as an adapter read it from its transport: the operation, its input, who calls
@@ -18,7 +17,7 @@ import tools.jackson.databind.node.NullNode;
 public final class CallRequest {
   private final String requestId;
   private final String operationId;
-  private final JsonNode input;
+  private final JsonNode input; // null: none given
   private final Identity identity;
   private final Deadline deadline;
   private final String parentRequestId;
@@ -38,7 +37,7 @@ public final class CallRequest {
     this.client = b.client;
   }
 
-  /** A request for {@code operationId}: no input (JSON null), anonymous, no deadline. */
+  /** A request for {@code operationId}: no input, anonymous, no deadline. */
   public static Builder builder(String operationId) {
     return new Builder(operationId);
   }
@@ -52,8 +51,12 @@ public final class CallRequest {
     return operationId;
   }
 
-  public JsonNode input() {
-    return input;
+  /**
+   * The input, when the caller gave one; without one the pipeline runs the call with the
+   * operation's {@link dev.alkdev.operations.OperationSpec#noInput()} (the rule of every surface).
+   */
+  public Optional<JsonNode> input() {
+    return Optional.ofNullable(input);
   }
 
   /** Who calls, as the adapter authenticated it; {@link Identity#anonymous()} for nobody. */
@@ -102,7 +105,7 @@ public final class CallRequest {
   public static final class Builder {
     private final String operationId;
     private String requestId;
-    private JsonNode input = NullNode.getInstance();
+    private JsonNode input;
     private Identity identity = Identity.anonymous();
     private Deadline deadline;
     private String parentRequestId;
@@ -125,7 +128,7 @@ public final class CallRequest {
     }
 
     public Builder input(JsonNode input) {
-      this.input = Objects.requireNonNull(input, "input (JSON null for none)");
+      this.input = Objects.requireNonNull(input, "input (leave it unset for none)");
       return this;
     }
 

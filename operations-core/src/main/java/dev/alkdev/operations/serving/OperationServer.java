@@ -308,10 +308,10 @@ public final class OperationServer implements AutoCloseable {
       admit(call, identity, request.client(), spec.type() == OperationType.SUBSCRIPTION);
       if (spec.type() == OperationType.SUBSCRIPTION) {
         long demand = request.demand().orElse(Long.MAX_VALUE);
-        subscribe(spec.id(), request.input(), context)
+        subscribe(spec.id(), request.input().orElseGet(spec::noInput), context)
             .subscribe(new StreamRelay(call, observer, demand));
       } else {
-        execute(spec.id(), request.input(), context)
+        execute(spec.id(), request.input().orElseGet(spec::noInput), context)
             .whenComplete(
                 (envelope, error) -> {
                   if (error != null) {
