@@ -443,7 +443,7 @@ public final class GatewayHandler extends Handler.Abstract {
         parameters.put(field.getName(), field.getValues());
       }
       if (spec.isPresent()) {
-        call.input(Inputs.query(parameters, spec.get()));
+        Inputs.query(parameters, spec.get()).ifPresent(call::input);
       }
       serve(request, response, callback, call, stream, dataOnly);
       return;
@@ -463,7 +463,7 @@ public final class GatewayHandler extends Handler.Abstract {
                   }
                   throw Errors.of(ErrorCode.INVALID_INPUT, "The request body could not be read");
                 }
-                call.input(Inputs.body(bytes, spec));
+                Inputs.body(bytes).ifPresent(call::input);
                 serve(request, response, callback, call, stream, dataOnly);
               } catch (CallError e) {
                 writeError(request, response, callback, e);

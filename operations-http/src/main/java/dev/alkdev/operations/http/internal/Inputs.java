@@ -40,16 +40,22 @@ public final class Inputs {
 
   private Inputs() {}
 
-  /** The body as JSON; an empty body is no input (JSON null). */
-  public static JsonNode body(byte[] bytes, Optional<OperationSpec> spec) {
+  /**
+   * The body as JSON; empty for an empty body, which is no input (the serving pipeline then applies
+   * the operation's no-input rule).
+   */
+  public static Optional<JsonNode> body(byte[] bytes) {
     if (bytes.length == 0) {
-      return spec.map(OperationSpec::noInput).orElse(NullNode.getInstance());
+      return Optional.empty();
     }
-    return parse(bytes, "request body");
+    return Optional.of(parse(bytes, "request body"));
   }
 
-  /** The input from the query's parameters. */
-  public static JsonNode query(Map<String, List<String>> parameters, OperationSpec spec) {
+  /**
+   * The input from the query's parameters; empty when there are none, which is no input (the
+   * serving pipeline then applies the operation's no-input rule).
+   */
+  public static Optional<JsonNode> query(Map<String, List<String>> parameters, OperationSpec spec) {
     List<String> input = parameters.get(INPUT_PARAMETER);
     if (input != null) {
       if (parameters.size() > 1) {
@@ -59,11 +65,12 @@ public final class Inputs {
       if (input.size() != 1) {
         throw invalid("The parameter 'input' is given " + input.size() + " times");
       }
-      return parse(
-          input.get(0).getBytes(java.nio.charset.StandardCharsets.UTF_8), "parameter 'input'");
+      return Optional.of(
+          parse(
+              input.get(0).getBytes(java.nio.charset.StandardCharsets.UTF_8), "parameter 'input'"));
     }
     if (parameters.isEmpty()) {
-      return spec.noInput();
+      return Optional.empty();
     }
     JsonNode properties = spec.inputSchema().json().path("properties");
     ObjectNode object = NODES.objectNode();
@@ -86,7 +93,7 @@ public final class Inputs {
                 + " times");
       }
     }
-    return object;
+    return Optional.of(object);
   }
 
   /**

@@ -261,7 +261,7 @@ public final class Protocol {
       exchange.reply(Json.error(id, Json.INVALID_PARAMS, "Unknown tool: " + name.asString(), null));
       return;
     }
-    JsonNode input = inputOf(tool, arguments);
+    Optional<JsonNode> input = inputOf(tool, arguments);
     JsonNode progressToken = params.path("_meta").get("progressToken");
     if (progressToken != null && !(progressToken.isString() || progressToken.isIntegralNumber())) {
       progressToken = null;
@@ -296,11 +296,11 @@ public final class Protocol {
     CallRequest.Builder request =
         CallRequest.builder(tool.spec().id())
             .requestId(requestId)
-            .input(input)
             .identity(session.identity)
             .client(session.client) // an anonymous client's fair share is its own
             .deadline(Deadline.after(defaultDeadline))
             .metadata(traceContext(params.path("_meta")));
+    input.ifPresent(request::input);
     if (tool.spec().type() == OperationType.SUBSCRIPTION) {
       request.demand(maxItems);
     }
@@ -326,15 +326,19 @@ public final class Protocol {
     return CallMetadata.of(entries);
   }
 
-  private static JsonNode inputOf(ToolCatalog.Tool tool, JsonNode arguments) {
+  /**
+   * The call's input from the tool's arguments; empty when none were given, so the serving pipeline
+   * applies the operation's no-input rule as it does for every surface.
+   */
+  private static Optional<JsonNode> inputOf(ToolCatalog.Tool tool, JsonNode arguments) {
     if (arguments == null || arguments.isNull()) {
-      return tool.spec().noInput(); // the rule of every surface
+      return Optional.empty();
     }
     if (tool.wrapsInput()) {
       JsonNode inner = arguments.get(ToolCatalog.WRAPPED_INPUT);
-      return inner == null ? Json.NODES.nullNode() : inner;
+      return Optional.of(inner == null ? Json.NODES.nullNode() : inner);
     }
-    return arguments;
+    return Optional.of(arguments);
   }
 
   /** A JSON-RPC id as a map key: {@code "7"} and {@code 7} are different ids. */
