@@ -55,7 +55,7 @@ public final class Ops {
         .setExecutionExceptionHandler((e, cl, parsed) -> handle(e, output, args))
         .setParameterExceptionHandler(
             (e, args2) -> {
-              List<String> hints = new ArrayList<>(usageHints(e, args));
+              List<String> hints = new ArrayList<>(usageHints(e));
               hints.add(
                   "run `"
                       + e.getCommandLine().getCommandSpec().qualifiedName()
@@ -76,7 +76,7 @@ public final class Ops {
    * What a usage error most likely meant: the commands or options closest to an unknown word
    * ({@code ops cal}: call), or a remote's flag given after the command instead of before it.
    */
-  static List<String> usageHints(CommandLine.ParameterException e, String[] args) {
+  static List<String> usageHints(CommandLine.ParameterException e) {
     if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched)) {
       return List.of();
     }

@@ -61,18 +61,17 @@ public final class Output {
 
   /** "warning: message", then hints, on stderr: something works, but not as the user meant. */
   public void warning(String message, String... hints) {
-    PrintWriter err = terminal.err();
-    err.println(yellow("warning:") + " " + message);
-    for (String hint : hints) {
-      err.println("  " + hint);
-    }
-    err.flush();
+    report(yellow("warning:"), message, hints);
   }
 
   /** "error: message", then hints, on stderr. */
   public void error(String message, String... hints) {
+    report(red("error:"), message, hints);
+  }
+
+  private void report(String label, String message, String... hints) {
     PrintWriter err = terminal.err();
-    err.println(red("error:") + " " + message);
+    err.println(label + " " + message);
     for (String hint : hints) {
       err.println("  " + hint);
     }
