@@ -154,49 +154,43 @@ class McpHostileTest {
     }
   }
 
+  /** A ping whose params carry {@code padding} characters, to exceed the body cap. */
+  private static byte[] paddedPing(int padding) {
+    return ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\""
+            + "x".repeat(padding)
+            + "\"}}")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** POSTs the body chunked (from a stream, so no length is declared up front). */
+  private HttpResponse<String> postChunked(byte[] body) throws Exception {
+    return TestClient.HTTP.send(
+        HttpRequest.newBuilder(http.uri())
+            .header("Content-Type", "application/json")
+            .POST(
+                HttpRequest.BodyPublishers.ofInputStream(
+                    () -> new java.io.ByteArrayInputStream(body)))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   @Test
   void anOversizedBodyIs413WhateverTheLengthHeaderSays() throws Exception {
-    byte[] huge =
-        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\""
-                + "x".repeat(100_000)
-                + "\"}}")
-            .getBytes(StandardCharsets.UTF_8);
+    byte[] huge = paddedPing(100_000);
     RawHttp.Response declared =
         RawHttp.send(http.port(), "POST", Map.of("Content-Type", "application/json"), huge);
     assertThat(declared.status()).isEqualTo(413);
     // Chunked, so no length is declared up front: the reader stops at the limit.
-    HttpResponse<String> chunked =
-        TestClient.HTTP.send(
-            HttpRequest.newBuilder(http.uri())
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofInputStream(
-                        () -> new java.io.ByteArrayInputStream(huge)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(chunked.statusCode()).isEqualTo(413);
+    assertThat(postChunked(huge).statusCode()).isEqualTo(413);
   }
 
   @Test
   void aRefusedChunkedBodyStillGetsItsAnswerEveryTime() throws Exception {
     // The client is still sending when the 413 is written: the server reads the rest before it
     // closes, or the close resets the connection and the client can lose the answer.
-    byte[] huge =
-        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\""
-                + "x".repeat(300_000)
-                + "\"}}")
-            .getBytes(StandardCharsets.UTF_8);
+    byte[] huge = paddedPing(300_000);
     for (int i = 0; i < 40; i++) {
-      HttpResponse<String> chunked =
-          TestClient.HTTP.send(
-              HttpRequest.newBuilder(http.uri())
-                  .header("Content-Type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofInputStream(
-                          () -> new java.io.ByteArrayInputStream(huge)))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(chunked.statusCode()).as("attempt %d", i).isEqualTo(413);
+      assertThat(postChunked(huge).statusCode()).as("attempt %d", i).isEqualTo(413);
     }
   }
 
