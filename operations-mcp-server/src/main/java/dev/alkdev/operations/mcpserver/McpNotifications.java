@@ -17,7 +17,8 @@ public final class McpNotifications {
 
   /**
    * Sends a {@code notifications/message} on the call's stream when the client's log level lets
-   * {@code level} through (info unless the client set one).
+   * {@code level} through: a 2025 session's level (info unless the client set one), or a 2026-07-28
+   * request's own {@code logLevel} (nothing is sent for a request without one).
    *
    * @return whether the call is being served over MCP (the message may still be filtered out)
    */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.testing.NodePackages;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,11 +22,12 @@ import tools.jackson.databind.JsonNode;
 /** The MCP Inspector's CLI lists and calls our tools over streamable HTTP and over stdio. */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class InspectorCliTest {
+  static final String INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
   static Optional<String> notReady;
 
   @BeforeAll
   static void install() throws Exception {
-    notReady = NodeTools.ensure(NodeTools.INSPECTOR);
+    notReady = NodePackages.ensure(INSPECTOR);
   }
 
   @Test
@@ -81,8 +83,8 @@ class InspectorCliTest {
     Path out = Files.createTempFile("inspector", ".out");
     try {
       List<String> command = new ArrayList<>();
-      command.add(NodeTools.node().toString());
-      command.add(NodeTools.bin("mcp-inspector").toString());
+      command.add(NodePackages.node().toString());
+      command.add(NodePackages.bin("mcp-inspector").toString());
       command.add("--cli");
       command.addAll(List.of(args));
       ProcessBuilder builder =

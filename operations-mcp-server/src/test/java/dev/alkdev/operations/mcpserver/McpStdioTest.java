@@ -104,6 +104,35 @@ class McpStdioTest {
   }
 
   @Test
+  void legacyRequestsWaitForInitializeWhileModernOnesNeedNone() throws Exception {
+    send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    JsonNode refused = next();
+    assertThat(refused.at("/error/code").asInt()).isEqualTo(-32600);
+    assertThat(refused.at("/error/message").asString()).contains("initialize");
+
+    String meta =
+        "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            + "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+    send(
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"math.add\","
+            + "\"arguments\":{\"a\":2,\"b\":3},"
+            + meta
+            + "}}");
+    JsonNode result = next();
+    assertThat(result.at("/result/structuredContent/sum").asDouble()).isEqualTo(5.0);
+    assertThat(result.at("/result/resultType").asString()).isEqualTo("complete");
+
+    send(
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/discover\",\"params\":{"
+            + meta.replace("2026-07-28", "1999-01-01")
+            + "}}");
+    JsonNode unsupported = next();
+    assertThat(unsupported.get("id").asInt()).isEqualTo(3);
+    assertThat(unsupported.at("/error/code").asInt()).isEqualTo(-32022);
+    assertThat(unsupported.at("/error/data/supported").toString()).contains("2026-07-28");
+  }
+
+  @Test
   void cancelAndProgressOverStdio() throws Exception {
     send(
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}");

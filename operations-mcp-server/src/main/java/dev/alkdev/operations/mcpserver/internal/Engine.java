@@ -72,7 +72,9 @@ public final class Engine implements AutoCloseable {
             config.defaultDeadline(),
             config.maxItems(),
             config.maxItemBytes(),
-            config.pageSize());
+            config.pageSize(),
+            config.authenticator().isPresent(),
+            new Listens(config.maxSessions(), config.maxSessionsPerClient()));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -97,7 +99,7 @@ public final class Engine implements AutoCloseable {
         Math.min(config.sessionIdleTimeout().toMillis(), config.unusedSessionTimeout().toMillis());
     long sweep = Math.max(100, Math.min(60_000, shortest / 2));
     scheduler.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
-    long keepalive = Math.max(1_000, config.idleTimeout().toMillis() / 2);
+    long keepalive = keepaliveMillis();
     scheduler.scheduleWithFixedDelay(this::keepalive, keepalive, keepalive, TimeUnit.MILLISECONDS);
   }
 
@@ -147,6 +149,7 @@ public final class Engine implements AutoCloseable {
           stdio.session.send(Protocol.listChanged());
         }
       }
+      protocol.listens.toolsChanged();
     }
   }
 
@@ -157,9 +160,15 @@ public final class Engine implements AutoCloseable {
   }
 
   private void keepalive() {
+    long interval = TimeUnit.MILLISECONDS.toNanos(keepaliveMillis());
     for (HttpEndpoint http : https) {
-      http.transport.keepalive();
+      http.transport.keepalive(interval);
     }
+  }
+
+  /** Half the idle timeout, so a quiet stream is written to before Jetty would close it. */
+  private long keepaliveMillis() {
+    return Math.max(1_000, config.idleTimeout().toMillis() / 2);
   }
 
   public List<McpTool> tools() {
@@ -214,6 +223,7 @@ public final class Engine implements AutoCloseable {
   public void close() {
     closed = true;
     listener.remove();
+    protocol.listens.closeAll();
     for (HttpEndpoint http : new ArrayList<>(https)) {
       http.close();
     }

@@ -25,16 +25,24 @@ final class HttpExchange implements Exchange {
   private final Response response;
   private final Callback callback;
   private final boolean acceptsSse;
+  private final boolean modern;
   private final List<Runnable> brokenListeners = new ArrayList<>(1);
+  private final long createdNanos = System.nanoTime();
   private State state = State.PENDING;
   private SseStream stream;
   private boolean broken;
 
-  HttpExchange(HttpTransport transport, Response response, Callback callback, boolean acceptsSse) {
+  HttpExchange(
+      HttpTransport transport,
+      Response response,
+      Callback callback,
+      boolean acceptsSse,
+      boolean modern) {
     this.transport = transport;
     this.response = response;
     this.callback = callback;
     this.acceptsSse = acceptsSse;
+    this.modern = modern;
   }
 
   @Override
@@ -63,8 +71,11 @@ final class HttpExchange implements Exchange {
       }
       boolean json = state == State.PENDING;
       state = State.DONE;
+      transport.settled(this);
       if (json) {
-        HttpTransport.writeJson(response, callback, 200, Json.bytes(message));
+        // 2026-07-28 gives its protocol errors HTTP statuses too (404 for an unknown method).
+        int status = modern ? Modern.statusOf(message) : 200;
+        HttpTransport.writeJson(response, callback, status, Json.bytes(message));
         return;
       }
       sse = stream;
@@ -82,6 +93,7 @@ final class HttpExchange implements Exchange {
       }
       boolean json = state == State.PENDING;
       state = State.DONE;
+      transport.settled(this);
       if (json) {
         // No response is owed for a cancelled request; the POST still needs an end.
         response.setStatus(202);
@@ -101,6 +113,7 @@ final class HttpExchange implements Exchange {
         return false;
       }
       state = State.DONE;
+      transport.settled(this);
     }
     response
         .getHeaders()
@@ -138,8 +151,36 @@ final class HttpExchange implements Exchange {
         return;
       }
       state = State.DONE;
+      transport.settled(this);
     }
     listeners.forEach(Runnable::run);
+  }
+
+  /**
+   * A keep-alive tick: a call still unanswered after {@code afterNanos} starts its answer as a
+   * stream (when the client accepts one) with a comment, so the ticks that follow write to the
+   * connection and a client that went away is noticed, and its call cancelled, rather than only
+   * when the result is ready. Returns whether the exchange is still pending and needs more ticks.
+   */
+  boolean tick(long afterNanos) {
+    SseStream sse;
+    synchronized (this) {
+      if (state != State.PENDING) {
+        return false;
+      }
+      if (!acceptsSse) {
+        return true;
+      }
+      if (System.nanoTime() - createdNanos < afterNanos) {
+        return true;
+      }
+      state = State.STREAMING;
+      stream = transport.openStream(response, callback);
+      stream.onBroken(this::broken);
+      sse = stream;
+    }
+    sse.keepalive();
+    return false;
   }
 
   /** Whether the answer has not started: Jetty's idle timeout must not end a long call then. */

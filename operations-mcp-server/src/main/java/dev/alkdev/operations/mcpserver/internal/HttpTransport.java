@@ -25,10 +25,12 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Streamable HTTP (MCP 2025-06-18 and 2025-11-25) at {@code /mcp} as a Jetty core handler. Every
- * request is checked before anything else, in this order: Host (DNS rebinding), Origin, the bearer
- * token when an authenticator is set, {@code MCP-Protocol-Version}. POST carries JSON-RPC; GET
- * opens the session's stream for list_changed and logs; DELETE ends the session.
+ * Streamable HTTP at {@code /mcp} as a Jetty core handler, for both eras of MCP on one endpoint:
+ * 2026-07-28 (a POST per request, no session, metadata in each request) and 2025-06-18/2025-11-25
+ * (initialize opens a session; GET opens its stream for list_changed and logs; DELETE ends it).
+ * Every request is checked before anything else, in this order: Host (DNS rebinding), Origin, the
+ * bearer token when an authenticator is set; then a POST's body tells its era ({@link
+ * Modern#isModern}) and is checked by that era's rules.
  */
 final class HttpTransport extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(HttpTransport.class);
@@ -37,6 +39,8 @@ final class HttpTransport extends Handler.Abstract {
   static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
   private static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final String VERSION_HEADER = "MCP-Protocol-Version";
+  private static final String METHOD_HEADER = "Mcp-Method";
+  private static final String NAME_HEADER = "Mcp-Name";
 
   private final Engine engine;
   private final SessionStore sessions;
@@ -47,6 +51,7 @@ final class HttpTransport extends Handler.Abstract {
   private final String metadataUrl;
   private final byte[] metadataJson;
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
+  private final Set<HttpExchange> pending = ConcurrentHashMap.newKeySet();
 
   HttpTransport(Engine engine, Set<String> allowedHosts, Set<String> allowedOrigins) {
     super(InvocationType.BLOCKING);
@@ -133,16 +138,19 @@ final class HttpTransport extends Handler.Abstract {
       identity = who.get();
     }
     String version = request.getHeaders().get(VERSION_HEADER);
-    if (version != null && !Protocol.HEADER_VERSIONS.contains(version)) {
-      return refuse(
-          request,
+    if (!"POST".equals(request.getMethod())
+        && version != null
+        && !Protocol.HEADER_VERSIONS.contains(version)) {
+      // GET and DELETE are a 2025 session's; a POST's version is checked with its body, so the
+      // error can carry the request's id.
+      Modern.Refusal refusal = Modern.unsupportedVersion(null, version);
+      LOG.debug("MCP HTTP request refused: unsupported version {}", Modern.printable(version));
+      writeJson(
           response,
-          callback,
-          400,
-          "Bad Request: unsupported MCP-Protocol-Version "
-              + version
-              + "; supported: "
-              + String.join(", ", Protocol.NEGOTIATED));
+          UnreadBody.settle(request, response, callback, engine.config.maxRequestBytes()),
+          refusal.status(),
+          Json.bytes(refusal.error()));
+      return true;
     }
     switch (request.getMethod()) {
       case "POST" -> post(request, response, callback, identity);
@@ -243,15 +251,34 @@ final class HttpTransport extends Handler.Abstract {
     try {
       message = Json.read(body, 0, body.length);
     } catch (CallError e) {
-      rpcError(response, callback, 400, Json.PARSE_ERROR, e.getMessage());
+      rpcError(response, callback, null, 400, Json.PARSE_ERROR, e.getMessage());
       return;
     }
     String problem = Protocol.malformed(message);
     if (problem != null) {
-      rpcError(response, callback, 400, Json.INVALID_REQUEST, problem);
+      JsonNode badId = message != null && message.isObject() ? message.get("id") : null;
+      rpcError(
+          response,
+          callback,
+          badId != null && (badId.isString() || badId.isIntegralNumber()) ? badId : null,
+          400,
+          Json.INVALID_REQUEST,
+          problem);
       return;
     }
+    JsonNode id = message.get("id");
     String sessionId = request.getHeaders().get(SESSION_HEADER);
+    String version = request.getHeaders().get(VERSION_HEADER);
+    if (Modern.isModern(sessionId != null, version, message)) {
+      modern(request, response, callback, identity, message, version, acceptsSse);
+      return;
+    }
+    if (version != null && !Protocol.HEADER_VERSIONS.contains(version)) {
+      // A session's request naming a revision it cannot have negotiated.
+      Modern.Refusal refusal = Modern.unsupportedVersion(id, version);
+      writeJson(response, callback, refusal.status(), Json.bytes(refusal.error()));
+      return;
+    }
     boolean initialize = "initialize".equals(message.path("method").asString(""));
     Session session;
     if (initialize) {
@@ -259,13 +286,14 @@ final class HttpTransport extends Handler.Abstract {
         rpcError(
             response,
             callback,
+            id,
             400,
             Json.INVALID_REQUEST,
             "initialize opens a session: send it without Mcp-Session-Id");
         return;
       }
       if (!Protocol.isRequest(message)) {
-        rpcError(response, callback, 400, Json.INVALID_REQUEST, "initialize needs an id");
+        rpcError(response, callback, id, 400, Json.INVALID_REQUEST, "initialize needs an id");
         return;
       }
       SessionStore.Created created = sessions.create(identity, clientOf(request, identity));
@@ -275,6 +303,7 @@ final class HttpTransport extends Handler.Abstract {
         rpcError(
             response,
             callback,
+            id,
             clientFull ? 429 : 503,
             Json.INTERNAL_ERROR,
             clientFull
@@ -291,6 +320,7 @@ final class HttpTransport extends Handler.Abstract {
         rpcError(
             response,
             callback,
+            id,
             400,
             Json.INVALID_REQUEST,
             "Bad Request: Mcp-Session-Id header is required");
@@ -301,6 +331,7 @@ final class HttpTransport extends Handler.Abstract {
         rpcError(
             response,
             callback,
+            id,
             404,
             Json.INVALID_REQUEST,
             "Session not found; initialize a new one");
@@ -317,10 +348,140 @@ final class HttpTransport extends Handler.Abstract {
       response.write(true, ByteBuffer.allocate(0), callback);
       return;
     }
-    HttpExchange exchange = new HttpExchange(this, response, callback, acceptsSse);
+    HttpExchange exchange = new HttpExchange(this, response, callback, acceptsSse, false);
+    pending.add(exchange);
     request.addFailureListener(failure -> exchange.broken());
     request.addIdleTimeoutListener(timeout -> !exchange.isPending());
     engine.protocol.request(session, message, exchange);
+  }
+
+  /**
+   * A modern (2026-07-28) message: no session. Checked in the revision's order: the metadata, the
+   * version header against it, the version, then the headers that mirror the body ({@code
+   * Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*}); only then served, with a request-scoped
+   * session for who calls.
+   */
+  private void modern(
+      Request request,
+      Response response,
+      Callback callback,
+      Identity identity,
+      JsonNode message,
+      String versionHeader,
+      boolean acceptsSse) {
+    JsonNode id = message.get("id");
+    Optional<Modern.Refusal> refusal = Modern.checkMeta(id, message);
+    if (refusal.isEmpty()) {
+      refusal = checkHeaders(request, message, versionHeader);
+    }
+    if (refusal.isPresent()) {
+      LOG.debug("MCP 2026 request refused: {}", refusal.get().error());
+      writeJson(response, callback, refusal.get().status(), Json.bytes(refusal.get().error()));
+      return;
+    }
+    if (!Protocol.isRequest(message)) {
+      // The revision defines no client notifications over HTTP (closing a stream cancels).
+      response.setStatus(202);
+      response.write(true, ByteBuffer.allocate(0), callback);
+      return;
+    }
+    String method = message.get("method").asString();
+    if (method.equals("subscriptions/listen") && !acceptsSse) {
+      rpcError(
+          response,
+          callback,
+          id,
+          406,
+          Json.INVALID_REQUEST,
+          "Not Acceptable: subscriptions/listen answers as a text/event-stream");
+      return;
+    }
+    Session session = new Session("stateless", identity, clientOf(request, identity));
+    session.opened = true;
+    HttpExchange exchange = new HttpExchange(this, response, callback, acceptsSse, true);
+    pending.add(exchange);
+    request.addFailureListener(failure -> exchange.broken());
+    request.addIdleTimeoutListener(timeout -> !exchange.isPending());
+    engine.protocol.modernRequest(session, message, exchange);
+  }
+
+  /** The version header against the metadata, the version, and the mirrored headers. */
+  private Optional<Modern.Refusal> checkHeaders(
+      Request request, JsonNode message, String versionHeader) {
+    JsonNode id = message.get("id");
+    String version = Modern.meta(message).protocolVersion();
+    if (versionHeader == null) {
+      return Optional.of(Modern.headerMismatch(id, VERSION_HEADER + " is required"));
+    }
+    if (!versionHeader.strip().equals(version)) {
+      return Optional.of(
+          Modern.headerMismatch(
+              id,
+              VERSION_HEADER
+                  + " "
+                  + Modern.printable(versionHeader)
+                  + " does not match params._meta's "
+                  + Modern.printable(version)));
+    }
+    Optional<Modern.Refusal> unsupported = Modern.checkVersion(id, version);
+    if (unsupported.isPresent()) {
+      return unsupported;
+    }
+    if (!Protocol.isRequest(message)) {
+      return Optional.empty();
+    }
+    String method = message.get("method").asString();
+    String methodHeader = request.getHeaders().get(METHOD_HEADER);
+    if (methodHeader == null) {
+      return Optional.of(Modern.headerMismatch(id, METHOD_HEADER + " is required"));
+    }
+    if (!methodHeader.strip().equals(method)) {
+      return Optional.of(
+          Modern.headerMismatch(
+              id,
+              METHOD_HEADER
+                  + " "
+                  + Modern.printable(methodHeader)
+                  + " does not match the method "
+                  + Modern.printable(method)));
+    }
+    JsonNode params = message.path("params");
+    String nameField =
+        switch (method) {
+          case "tools/call", "prompts/get" -> "name";
+          case "resources/read" -> "uri";
+          default -> null;
+        };
+    if (nameField == null) {
+      return Optional.empty();
+    }
+    String nameHeader = request.getHeaders().get(NAME_HEADER);
+    if (nameHeader == null) {
+      return Optional.of(Modern.headerMismatch(id, NAME_HEADER + " is required for " + method));
+    }
+    Optional<String> name = HeaderValues.decode(nameHeader);
+    JsonNode bodyName = params.get(nameField);
+    if (name.isEmpty()
+        || bodyName == null
+        || !bodyName.isString()
+        || !name.get().equals(bodyName.asString())) {
+      return Optional.of(
+          Modern.headerMismatch(
+              id, NAME_HEADER + " does not match params." + nameField + " of the body"));
+    }
+    if (method.equals("tools/call")) {
+      ToolCatalog.Tool tool = engine.protocol.tool(bodyName.asString());
+      JsonNode arguments = params.path("arguments");
+      if (tool != null && arguments.isObject()) {
+        Optional<String> mismatch =
+            HeaderValues.paramMismatch(
+                tool.headerParams(), arguments, header -> request.getHeaders().get(header));
+        if (mismatch.isPresent()) {
+          return Optional.of(Modern.headerMismatch(id, mismatch.get()));
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -366,6 +527,7 @@ final class HttpTransport extends Handler.Abstract {
       rpcError(
           response,
           callback,
+          null,
           400,
           Json.INVALID_REQUEST,
           "Bad Request: Mcp-Session-Id header is required");
@@ -374,7 +536,12 @@ final class HttpTransport extends Handler.Abstract {
     Optional<Session> session = sessions.get(id, identity);
     if (session.isEmpty()) {
       rpcError(
-          response, callback, 404, Json.INVALID_REQUEST, "Session not found; initialize a new one");
+          response,
+          callback,
+          null,
+          404,
+          Json.INVALID_REQUEST,
+          "Session not found; initialize a new one");
     }
     return session;
   }
@@ -383,20 +550,36 @@ final class HttpTransport extends Handler.Abstract {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+    // Proxies such as nginx hold a response back unless told not to; a stream must flow.
+    response.getHeaders().put("X-Accel-Buffering", "no");
     SseStream stream = new SseStream(response, callback, engine.config.maxQueuedStreamBytes());
     streams.add(stream);
     stream.onBroken(() -> streams.remove(stream));
     return stream;
   }
 
+  /** An exchange answered, cancelled or broken: no keep-alive tick needs it any more. */
+  void settled(HttpExchange exchange) {
+    pending.remove(exchange);
+  }
+
   void streamEnded(SseStream stream) {
     streams.remove(stream);
   }
 
-  /** Every open stream gets a comment, so Jetty's idle timeout does not end a quiet one. */
-  void keepalive() {
+  /**
+   * Every open stream gets a comment, so Jetty's idle timeout does not end a quiet one, and a
+   * client that went away is noticed; a call unanswered for a whole interval starts streaming so
+   * that it gets them too.
+   */
+  void keepalive(long intervalNanos) {
     for (SseStream stream : streams) {
       stream.keepalive();
+    }
+    for (HttpExchange exchange : pending) {
+      if (!exchange.tick(intervalNanos)) {
+        pending.remove(exchange);
+      }
     }
   }
 
@@ -445,15 +628,17 @@ final class HttpTransport extends Handler.Abstract {
     rpcError(
         response,
         UnreadBody.settle(request, response, callback, engine.config.maxRequestBytes()),
+        null,
         status,
         status == 401 || status == 403 ? -32001 : Json.INVALID_REQUEST,
         message);
     return true;
   }
 
+  /** A JSON-RPC error as the HTTP answer, with the request's id when it is known. */
   private static void rpcError(
-      Response response, Callback callback, int status, int code, String message) {
-    writeJson(response, callback, status, Json.bytes(Json.error(null, code, message, null)));
+      Response response, Callback callback, JsonNode id, int status, int code, String message) {
+    writeJson(response, callback, status, Json.bytes(Json.error(id, code, message, null)));
   }
 
   static void writeJson(Response response, Callback callback, int status, byte[] body) {

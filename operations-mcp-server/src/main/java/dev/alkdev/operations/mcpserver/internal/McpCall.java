@@ -30,6 +30,7 @@ final class McpCall implements CallSink {
   private final long maxItemBytes;
   private final AtomicBoolean done = new AtomicBoolean();
   private final Protocol.Running running;
+  private final LogFilter logs;
   private volatile ServedCall served;
   private volatile CallError cancelBeforeStart;
 
@@ -47,8 +48,10 @@ final class McpCall implements CallSink {
       String requestId,
       int maxItems,
       long maxItemBytes,
-      Protocol.Running running) {
+      Protocol.Running running,
+      LogFilter logs) {
     this.running = running;
+    this.logs = logs;
     this.session = session;
     this.key = key;
     this.rpcId = rpcId;
@@ -155,9 +158,9 @@ final class McpCall implements CallSink {
     return Json.error(rpcId, outcome.rpcCode(), outcome.rpcMessage(), outcome.rpcData());
   }
 
-  /** A log message from the handler ({@code McpNotifications.log}), filtered by the session. */
+  /** A log message from the handler ({@code McpNotifications.log}), filtered as the era says. */
   void log(McpLogLevel level, String logger, JsonNode data) {
-    if (done.get() || level.compareTo(session.logLevel) < 0) {
+    if (done.get() || !logs.passes(level, session)) {
       return;
     }
     ObjectNode params = Json.object();

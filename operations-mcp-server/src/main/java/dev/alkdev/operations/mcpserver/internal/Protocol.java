@@ -54,6 +54,8 @@ public final class Protocol {
   private final int maxItems;
   private final long maxItemBytes;
   private final int pageSize;
+  private final boolean privateLists;
+  final Listens listens;
   private final Running running = new Running();
   private volatile boolean draining;
 
@@ -99,7 +101,9 @@ public final class Protocol {
       Duration defaultDeadline,
       int maxItems,
       long maxItemBytes,
-      int pageSize) {
+      int pageSize,
+      boolean privateLists,
+      Listens listens) {
     this.server = server;
     this.catalog = catalog;
     this.serverName = serverName;
@@ -109,6 +113,8 @@ public final class Protocol {
     this.maxItems = maxItems;
     this.maxItemBytes = maxItemBytes;
     this.pageSize = pageSize;
+    this.privateLists = privateLists;
+    this.listens = listens;
   }
 
   /**
@@ -150,11 +156,15 @@ public final class Protocol {
   void notification(Session session, JsonNode message) {
     String method = message.path("method").asString("");
     switch (method) {
-      case "notifications/initialized" -> session.initialized = true;
+      case "notifications/initialized" -> session.initialized = session.opened;
       case "notifications/cancelled" -> {
         JsonNode params = message.path("params");
         JsonNode id = params.get("requestId");
         if (id != null) {
+          Runnable listen = session.listens.get(key(id));
+          if (listen != null) {
+            listen.run();
+          }
           McpCall call = session.calls.get(key(id));
           if (call != null) {
             String reason = params.path("reason").asString("Cancelled by the client");
@@ -168,17 +178,34 @@ public final class Protocol {
     }
   }
 
-  /** Handles a request; its answer goes to {@code exchange}, now or when the call ends. */
+  /**
+   * Handles a legacy (2025) request; its answer goes to {@code exchange}, now or when the call
+   * ends. Before initialize only initialize and ping are served.
+   */
   void request(Session session, JsonNode message, Exchange exchange) {
     JsonNode id = message.get("id");
     String method = message.get("method").asString();
     JsonNode params = message.path("params");
     try {
+      if (!session.opened && !method.equals("initialize") && !method.equals("ping")) {
+        exchange.reply(
+            Json.error(
+                id,
+                Json.INVALID_REQUEST,
+                "Send initialize first, or give the request's params._meta "
+                    + Modern.PROTOCOL_VERSION
+                    + " "
+                    + Modern.VERSION
+                    + " and "
+                    + Modern.CLIENT_CAPABILITIES,
+                null));
+        return;
+      }
       switch (method) {
         case "initialize" -> exchange.reply(Json.result(id, initialize(session, params)));
         case "ping" -> exchange.reply(Json.result(id, Json.object()));
         case "tools/list" -> exchange.reply(toolsList(session, id, params));
-        case "tools/call" -> toolsCall(session, id, params, exchange);
+        case "tools/call" -> toolsCall(session, id, params, exchange, Optional.empty());
         case "logging/setLevel" -> exchange.reply(setLevel(session, id, params));
         default ->
             exchange.reply(
@@ -190,10 +217,84 @@ public final class Protocol {
     }
   }
 
+  /**
+   * Handles a modern (2026-07-28) request whose metadata and version the transport checked. There
+   * is no session: {@code session} is the request's own (HTTP) or the process's (stdio), used for
+   * who calls and for cancellation, never for state between requests.
+   */
+  void modernRequest(Session session, JsonNode message, Exchange transport) {
+    JsonNode id = message.get("id");
+    String method = message.get("method").asString();
+    JsonNode params = message.path("params");
+    Modern.Meta meta = Modern.meta(message);
+    Exchange exchange = new ModernExchange(transport, serverInfo());
+    try {
+      switch (method) {
+        case "server/discover" -> exchange.reply(Json.result(id, discover()));
+        case "tools/list" -> exchange.reply(cacheable(toolsList(session, id, params)));
+        case "tools/call" -> toolsCall(session, id, params, exchange, Optional.of(meta));
+        case "subscriptions/listen" -> listens.listen(session, id, params, exchange);
+        default ->
+            exchange.reply(
+                Json.error(
+                    id,
+                    Json.METHOD_NOT_FOUND,
+                    "Method not found: " + Modern.printable(method) + removedIn(method),
+                    null));
+      }
+    } catch (RuntimeException e) {
+      HANDLER_FAILED.warn("MCP request {} failed", method, e);
+      exchange.reply(Json.error(id, Json.INTERNAL_ERROR, "Internal error", null));
+    }
+  }
+
+  /** Why a method a 2025 client knows is not found in 2026-07-28, so the error says so. */
+  private static String removedIn(String method) {
+    return switch (method) {
+      case "initialize" -> " (2026-07-28 has no handshake: send server/discover, or any request)";
+      case "ping", "logging/setLevel" -> " (removed in 2026-07-28)";
+      default -> "";
+    };
+  }
+
+  /** server/discover: the revisions, capabilities and instructions, for any client to probe. */
+  private ObjectNode discover() {
+    ObjectNode result = Json.object();
+    result.set("supportedVersions", Modern.supportedList());
+    ObjectNode capabilities = result.putObject("capabilities");
+    capabilities.putObject("tools").put("listChanged", true);
+    capabilities.putObject("logging");
+    instructions.ifPresent(text -> result.put("instructions", text));
+    cacheHints(result);
+    return result;
+  }
+
+  private ObjectNode serverInfo() {
+    return Json.object().put("name", serverName).put("version", serverVersion);
+  }
+
+  /** A list response with the revision's cache hints on its result. */
+  private ObjectNode cacheable(ObjectNode response) {
+    if (response.get("result") instanceof ObjectNode result) {
+      cacheHints(result);
+    }
+    return response;
+  }
+
+  /**
+   * No freshness promised ({@code ttlMs} 0): the registry can change at any moment, and a client
+   * that wants to know subscribes to list changes. Private when tools are listed per identity.
+   */
+  private void cacheHints(ObjectNode result) {
+    result.put("ttlMs", 0);
+    result.put("cacheScope", privateLists ? "private" : "public");
+  }
+
   private ObjectNode initialize(Session session, JsonNode params) {
     String asked = params.path("protocolVersion").asString("");
     String version = NEGOTIATED.contains(asked) ? asked : NEGOTIATED.get(0);
     session.protocolVersion = version;
+    session.opened = true;
     ObjectNode result = Json.object();
     result.put("protocolVersion", version);
     ObjectNode capabilities = result.putObject("capabilities");
@@ -244,7 +345,12 @@ public final class Protocol {
     return Json.result(id, result);
   }
 
-  private void toolsCall(Session session, JsonNode id, JsonNode params, Exchange exchange) {
+  private void toolsCall(
+      Session session,
+      JsonNode id,
+      JsonNode params,
+      Exchange exchange,
+      Optional<Modern.Meta> modern) {
     JsonNode name = params.get("name");
     if (name == null || !name.isString()) {
       exchange.reply(Json.error(id, Json.INVALID_PARAMS, "params.name must be a string", null));
@@ -285,7 +391,8 @@ public final class Protocol {
             requestId,
             maxItems,
             maxItemBytes,
-            running);
+            running,
+            modern.map(meta -> LogFilter.ofRequest(meta.logLevel())).orElse(LogFilter.SESSION));
     if (session.calls.putIfAbsent(key, call) != null) {
       exchange.reply(
           Json.error(id, Json.INVALID_REQUEST, "Request id " + id + " is already running", null));
@@ -339,6 +446,11 @@ public final class Protocol {
       return Optional.of(inner == null ? Json.NODES.nullNode() : inner);
     }
     return Optional.of(arguments);
+  }
+
+  /** The tool of that name in the catalog now, or null. */
+  ToolCatalog.Tool tool(String name) {
+    return catalog.get().byName(name);
   }
 
   /** A JSON-RPC id as a map key: {@code "7"} and {@code 7} are different ids. */

@@ -21,6 +21,13 @@ final class Session {
   volatile String protocolVersion = Protocol.DEFAULT_HEADER_VERSION;
   volatile McpLogLevel logLevel = McpLogLevel.INFO;
   volatile boolean initialized;
+
+  /** Whether initialize was answered: a legacy session serves nothing else before it. */
+  volatile boolean opened;
+
+  /** Its open subscriptions/listen streams by JSON-RPC id, each ended by running it. */
+  final ConcurrentHashMap<String, Runnable> listens = new ConcurrentHashMap<>();
+
   volatile long lastUsedNanos = System.nanoTime();
   private volatile Channel channel;
   private volatile boolean closed;

@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -135,6 +136,20 @@ final class StdioTransport implements McpStdioEndpoint {
     session.touch();
     if (!Protocol.isRequest(message)) {
       engine.protocol.notification(session, message);
+      return;
+    }
+    if (Modern.isModern(false, null, message)) {
+      // 2026-07-28 on stdio: each request carries its version; the process is no session.
+      JsonNode id = message.get("id");
+      Optional<Modern.Refusal> refusal = Modern.checkMeta(id, message);
+      if (refusal.isEmpty()) {
+        refusal = Modern.checkVersion(id, Modern.meta(message).protocolVersion());
+      }
+      if (refusal.isPresent()) {
+        write(refusal.get().error());
+        return;
+      }
+      engine.protocol.modernRequest(session, message, new StdioExchange());
       return;
     }
     engine.protocol.request(session, message, new StdioExchange());

@@ -30,7 +30,12 @@ final class ToolCatalog {
   static final String WRAPPED_INPUT = "input";
 
   /** One tool: its spec, its JSON for tools/list, how its arguments become the input. */
-  record Tool(McpTool tool, OperationSpec spec, ObjectNode json, boolean wrapsInput) {
+  record Tool(
+      McpTool tool,
+      OperationSpec spec,
+      ObjectNode json,
+      boolean wrapsInput,
+      List<HeaderValues.Param> headerParams) {
     String name() {
       return tool.name();
     }
@@ -148,7 +153,9 @@ final class ToolCatalog {
     if (wraps) {
       meta.put(META_INPUT_WRAPPED, WRAPPED_INPUT);
     }
-    return new Tool(new McpTool(name, spec.id(), shortened), spec, json, wraps);
+    List<HeaderValues.Param> headers =
+        wraps ? List.of() : HeaderValues.params(json.path("inputSchema"));
+    return new Tool(new McpTool(name, spec.id(), shortened), spec, json, wraps, headers);
   }
 
   /** A schema whose instances are objects: {@code type: "object"} (alone or first of a list). */

@@ -1,40 +1,54 @@
-package dev.alkdev.operations.mcpserver;
+package dev.alkdev.operations.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.alkdev.operations.OperationRegistry;
+import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
+import dev.alkdev.operations.mcpserver.McpServer;
 import dev.alkdev.operations.serving.OperationServer;
+import dev.alkdev.operations.testing.NodePackages;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The official MCP conformance suite against this server over streamable HTTP: every scenario of
- * the active suite, with the expected-failures file naming the ones outside an operations server
- * (resources, prompts, completions, sampling, elicitation). The suite exits 0 only when every other
- * scenario passes and every listed one fails.
+ * The official MCP conformance suite against {@link McpConformanceServer}, once per requirement
+ * set: 2025-11-25 (initialize and sessions) and 2026-07-28 (no handshake, metadata per request),
+ * both served by the one endpoint. The expected-failures file of each set names the scenarios and
+ * checks outside an operations server, with why; the suite exits 0 only when every other scenario
+ * passes and every listed one still fails.
  */
-class ConformanceSuiteTest {
-  @Test
-  @Timeout(value = 10, unit = TimeUnit.MINUTES)
-  void everyApplicableScenarioPasses() throws Exception {
-    Optional<String> notReady = NodeTools.ensure(NodeTools.SUITE);
+class McpConformanceSuiteTest {
+  static final String SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
+  static Optional<String> notReady;
+
+  @BeforeAll
+  static void install() throws InterruptedException {
+    notReady = NodePackages.ensure(SUITE);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2025-11-25", "2026-07-28"})
+  void everyApplicableScenarioPasses(String requirements) throws Exception {
     assumeTrue(notReady.isEmpty(), () -> "conformance suite not installed: " + notReady.orElse(""));
     Path expected = Files.createTempFile("expected-failures", ".yml");
-    try (InputStream in = getClass().getResourceAsStream("/conformance-expected-failures.yml")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/mcp-conformance-" + requirements + ".yml")) {
       Files.write(expected, in.readAllBytes());
     }
-    try (OperationRegistry registry = Fixtures.conformance();
+    try (OperationRegistry registry = McpConformanceServer.registry();
         OperationServer pipeline = OperationServer.create(registry);
-        McpServer server = McpServer.builder(pipeline).namespaceInNames(false).build();
+        McpServer server = McpConformanceServer.server(pipeline);
         McpHttpEndpoint http = server.startHttp(0)) {
       String url = "http://localhost:" + http.port() + "/mcp";
       Result result =
@@ -43,14 +57,15 @@ class ConformanceSuiteTest {
                   "server",
                   "--url",
                   url,
-                  "--suite",
-                  "all",
+                  "--requirements",
+                  requirements,
                   "--expected-failures",
                   expected.toString()));
       // Kept for reading: which scenario passed, failed, or failed as expected.
-      Files.writeString(Path.of("target", "conformance-output.txt"), result.output);
+      Files.writeString(
+          Path.of("target", "mcp-conformance-" + requirements + ".txt"), result.output);
       assertThat(result.exit).as(result.output).isZero();
-      assertThat(result.output).doesNotContain("Unexpected failure");
+      assertThat(result.output).contains("Baseline check passed");
     } finally {
       Files.deleteIfExists(expected);
     }
@@ -59,9 +74,9 @@ class ConformanceSuiteTest {
   record Result(int exit, String output) {}
 
   static Result run(List<String> args) throws IOException, InterruptedException {
-    List<String> command = new java.util.ArrayList<>();
-    command.add(NodeTools.node().toString());
-    command.add(NodeTools.bin("conformance").toString());
+    List<String> command = new ArrayList<>();
+    command.add(NodePackages.node().toString());
+    command.add(NodePackages.bin("conformance").toString());
     command.addAll(args);
     Path out = Files.createTempFile("conformance", ".log");
     try {
