@@ -134,13 +134,17 @@ public class McpServerBenchmark {
     private static final AtomicLong IDS = new AtomicLong();
     HttpRequest sdkCall;
     HttpRequest ourCall;
+    HttpRequest ourModernCall;
 
     @Setup(Level.Trial)
     public void setUp(McpServerBenchmark bench) throws Exception {
       long id = IDS.incrementAndGet();
       sdkCall = call(bench, bench.sdkUrl, "echo", id);
       ourCall = call(bench, bench.ourUrl, "bench.echo", id);
-      if (!send(bench, sdkCall).contains("ping") || !send(bench, ourCall).contains("ping")) {
+      ourModernCall = modernCall(bench.ourUrl, "bench.echo", id);
+      if (!send(bench, sdkCall).contains("ping")
+          || !send(bench, ourCall).contains("ping")
+          || !send(bench, ourModernCall).contains("ping")) {
         throw new IllegalStateException("echo failed");
       }
     }
@@ -177,6 +181,27 @@ public class McpServerBenchmark {
     }
   }
 
+  /** MCP 2026-07-28: no session; the revision and capabilities in the request's metadata. */
+  static HttpRequest modernCall(String url, String tool, long id) {
+    return HttpRequest.newBuilder(URI.create(url))
+        .timeout(TIMEOUT)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", tool)
+        .POST(
+            HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":"
+                    + id
+                    + ",\"method\":\"tools/call\",\"params\":{\"name\":\""
+                    + tool
+                    + "\",\"arguments\":{\"text\":\"ping\"},\"_meta\":{"
+                    + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                    + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}"))
+        .build();
+  }
+
   private static HttpRequest.Builder post(String url, String session) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(URI.create(url))
@@ -202,6 +227,16 @@ public class McpServerBenchmark {
   @BenchmarkMode(Mode.SampleTime)
   public String ourServer(Client client) throws Exception {
     return send(this, client.ourCall);
+  }
+
+  /**
+   * The same call to our server in MCP 2026-07-28 (no session; the SDK's server does not speak that
+   * revision, so ourServer, the 2025 session call, is its baseline).
+   */
+  @Benchmark
+  @BenchmarkMode(Mode.SampleTime)
+  public String ourServerModern(Client client) throws Exception {
+    return send(this, client.ourModernCall);
   }
 
   /** 16 clients at once against the SDK's server: calls per second. */
