@@ -101,6 +101,8 @@ public final class Engine implements AutoCloseable {
     scheduler.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     long keepalive = keepaliveMillis();
     scheduler.scheduleWithFixedDelay(this::keepalive, keepalive, keepalive, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::tickCalls, CALL_TICK_MILLIS, CALL_TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private ToolCatalog build() {
@@ -160,9 +162,21 @@ public final class Engine implements AutoCloseable {
   }
 
   private void keepalive() {
-    long interval = TimeUnit.MILLISECONDS.toNanos(keepaliveMillis());
     for (HttpEndpoint http : https) {
-      http.transport.keepalive(interval);
+      http.transport.keepalive();
+    }
+  }
+
+  /**
+   * Requests unanswered for a second are written to each second, so that a client that closed its
+   * request (its cancellation in 2026-07-28, or it went away) is noticed within about two.
+   */
+  private static final long CALL_TICK_MILLIS = 1_000;
+
+  private void tickCalls() {
+    long after = TimeUnit.MILLISECONDS.toNanos(CALL_TICK_MILLIS);
+    for (HttpEndpoint http : https) {
+      http.transport.tickCalls(after);
     }
   }
 

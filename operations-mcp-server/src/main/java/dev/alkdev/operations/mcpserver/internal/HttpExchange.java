@@ -157,30 +157,32 @@ final class HttpExchange implements Exchange {
   }
 
   /**
-   * A keep-alive tick: a call still unanswered after {@code afterNanos} starts its answer as a
-   * stream (when the client accepts one) with a comment, so the ticks that follow write to the
-   * connection and a client that went away is noticed, and its call cancelled, rather than only
-   * when the result is ready. Returns whether the exchange is still pending and needs more ticks.
+   * A liveness tick for a request still unanswered: once it is older than {@code afterNanos} its
+   * answer starts as a stream (when the client accepts one), and every tick writes a comment to it,
+   * so that a client that went away, which the server only learns of by writing, is noticed within
+   * a tick or two and its call cancelled. Returns whether the exchange still needs ticks.
    */
   boolean tick(long afterNanos) {
     SseStream sse;
     synchronized (this) {
-      if (state != State.PENDING) {
+      if (state == State.DONE) {
         return false;
       }
-      if (!acceptsSse) {
-        return true;
+      if (state == State.PENDING) {
+        if (!acceptsSse) {
+          return false; // nothing can be written before the answer: no liveness to learn
+        }
+        if (System.nanoTime() - createdNanos < afterNanos) {
+          return true;
+        }
+        state = State.STREAMING;
+        stream = transport.openStream(response, callback);
+        stream.onBroken(this::broken);
       }
-      if (System.nanoTime() - createdNanos < afterNanos) {
-        return true;
-      }
-      state = State.STREAMING;
-      stream = transport.openStream(response, callback);
-      stream.onBroken(this::broken);
       sse = stream;
     }
     sse.keepalive();
-    return false;
+    return true;
   }
 
   /** Whether the answer has not started: Jetty's idle timeout must not end a long call then. */

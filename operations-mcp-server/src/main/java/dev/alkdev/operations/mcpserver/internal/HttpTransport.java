@@ -567,17 +567,20 @@ final class HttpTransport extends Handler.Abstract {
     streams.remove(stream);
   }
 
-  /**
-   * Every open stream gets a comment, so Jetty's idle timeout does not end a quiet one, and a
-   * client that went away is noticed; a call unanswered for a whole interval starts streaming so
-   * that it gets them too.
-   */
-  void keepalive(long intervalNanos) {
+  /** Every open stream gets a comment, so Jetty's idle timeout does not end a quiet one. */
+  void keepalive() {
     for (SseStream stream : streams) {
       stream.keepalive();
     }
+  }
+
+  /**
+   * A liveness tick for the requests still unanswered: one unanswered for longer than {@code
+   * afterNanos} streams its answer and gets a comment each tick (see {@link HttpExchange#tick}).
+   */
+  void tickCalls(long afterNanos) {
     for (HttpExchange exchange : pending) {
-      if (!exchange.tick(intervalNanos)) {
+      if (!exchange.tick(afterNanos)) {
         pending.remove(exchange);
       }
     }
