@@ -38,6 +38,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * A registry served over MCP and imported back through our own MCP client adapter: the same specs
  * and the same envelopes come out; and the MCP Java SDK's client lists and calls the same tools.
+ * The client finds the server speaks 2026-07-28 and uses it; {@link LegacyRoundTripTest} runs the
+ * same over a 2025 session.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RoundTripTest {
@@ -48,6 +50,11 @@ class RoundTripTest {
   private McpClientWrapper client;
   private OperationRegistry back;
   private final List<McpProgress> progress = new CopyOnWriteArrayList<>();
+
+  /** The era the client is told to speak. */
+  McpClientConfig.Era era() {
+    return McpClientConfig.Era.AUTO;
+  }
 
   @BeforeEach
   void start() {
@@ -60,12 +67,15 @@ class RoundTripTest {
         McpClients.createMcpClient(
             "back",
             McpClientConfig.streamableHttp(http.uri().toString())
+                .era(era())
                 .initializeTimeout(Duration.ofSeconds(10))
                 .requestTimeout(Duration.ofSeconds(10))
                 .build(),
             McpClientOptions.builder().progressListener(progress::add).build());
     back = OperationRegistry.create();
     client.registerInto(back);
+    assertThat(client.protocolVersion())
+        .isEqualTo(era() == McpClientConfig.Era.LEGACY ? "2025-11-25" : "2026-07-28");
   }
 
   @AfterEach

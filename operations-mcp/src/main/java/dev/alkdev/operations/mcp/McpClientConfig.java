@@ -126,12 +126,18 @@ public sealed interface McpClientConfig {
    *
    * @param url the MCP endpoint, e.g. {@code http://127.0.0.1:3001/mcp}
    * @param headers sent with every request (an {@code Authorization} header, say)
+   * @param era which era of MCP to speak: {@link Era#AUTO} (the default) asks the server
    */
   record StreamableHttp(
-      URI url, Map<String, String> headers, Duration initializeTimeout, Duration requestTimeout)
+      URI url,
+      Map<String, String> headers,
+      Duration initializeTimeout,
+      Duration requestTimeout,
+      Era era)
       implements McpClientConfig {
     public StreamableHttp {
       Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(era, "era");
       if (!"http".equalsIgnoreCase(url.getScheme()) && !"https".equalsIgnoreCase(url.getScheme())) {
         throw new IllegalArgumentException("url must be http or https, was " + url);
       }
@@ -146,6 +152,7 @@ public sealed interface McpClientConfig {
       private final Map<String, String> headers = new LinkedHashMap<>();
       private Duration initializeTimeout = DEFAULT_INITIALIZE_TIMEOUT;
       private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+      private Era era = Era.AUTO;
 
       private Builder(String url) {
         this.url = URI.create(Objects.requireNonNull(url, "url"));
@@ -171,10 +178,34 @@ public sealed interface McpClientConfig {
         return this;
       }
 
+      /** Which era of MCP to speak; {@link Era#AUTO} by default. */
+      public Builder era(Era era) {
+        this.era = Objects.requireNonNull(era, "era");
+        return this;
+      }
+
       public StreamableHttp build() {
-        return new StreamableHttp(url, headers, initializeTimeout, requestTimeout);
+        return new StreamableHttp(url, headers, initializeTimeout, requestTimeout, era);
       }
     }
+  }
+
+  /**
+   * The two eras of MCP over streamable HTTP: 2025 (revisions up to 2025-11-25: an {@code
+   * initialize} handshake and a session) and modern (2026-07-28: no handshake, every request
+   * carries its revision and the client's capabilities).
+   */
+  enum Era {
+    /**
+     * Ask the server: a modern {@code server/discover} first, falling back to {@code initialize}
+     * when the answer is not a modern one, as the revision says. A server found to speak only 2025
+     * is remembered for this process, so later connections skip the probe.
+     */
+    AUTO,
+    /** Only 2025: {@code initialize}, then a session. */
+    LEGACY,
+    /** Only 2026-07-28; a server that does not speak it fails to connect. */
+    MODERN
   }
 
   private static void checkPositive(Duration duration, String what) {

@@ -5,22 +5,25 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What a client does besides connecting: listeners for tool changes and progress, and the options
- * tool schemas are imported with.
+ * What a client does besides connecting: listeners for tool changes and progress, the options tool
+ * schemas are imported with, and who answers a server's questions during a call.
  *
  * @param toolChangeListener told about added, removed and changed tools
  * @param progressListener told about progress of tool calls; when set, every call sends a {@code
  *     progressToken}
  * @param schemaOptions limits and options for importing tool schemas
  * @param maxToolPages the most {@code tools/list} pages followed in one listing
+ * @param inputHandler answers what a server asks for while a call runs (MCP 2026-07-28)
  */
 public record McpClientOptions(
     Optional<ToolChangeListener> toolChangeListener,
     Optional<McpProgressListener> progressListener,
     SchemaOptions schemaOptions,
-    int maxToolPages) {
+    int maxToolPages,
+    Optional<McpInputHandler> inputHandler) {
 
   public McpClientOptions {
+    Objects.requireNonNull(inputHandler, "inputHandler");
     Objects.requireNonNull(toolChangeListener, "toolChangeListener");
     Objects.requireNonNull(progressListener, "progressListener");
     Objects.requireNonNull(schemaOptions, "schemaOptions");
@@ -43,6 +46,7 @@ public record McpClientOptions(
     private McpProgressListener progressListener;
     private SchemaOptions schemaOptions = SchemaOptions.defaults();
     private int maxToolPages = 100;
+    private McpInputHandler inputHandler;
 
     private Builder() {}
 
@@ -66,12 +70,19 @@ public record McpClientOptions(
       return this;
     }
 
+    /** Answers what a server asks for while a call runs; without one, such a call fails. */
+    public Builder inputHandler(McpInputHandler handler) {
+      this.inputHandler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
     public McpClientOptions build() {
       return new McpClientOptions(
           Optional.ofNullable(toolChangeListener),
           Optional.ofNullable(progressListener),
           schemaOptions,
-          maxToolPages);
+          maxToolPages,
+          Optional.ofNullable(inputHandler));
     }
   }
 }

@@ -21,6 +21,12 @@ public interface McpClientWrapper extends AutoCloseable {
   /** The config it was created from. */
   McpClientConfig config();
 
+  /**
+   * The MCP revision spoken with the server: {@code 2026-07-28} when the server speaks it (no
+   * handshake, no session), else the 2025 revision {@code initialize} agreed on.
+   */
+  String protocolVersion();
+
   /** The current operations, one per tool, in the server's order. */
   List<OperationDefinition> operations();
 

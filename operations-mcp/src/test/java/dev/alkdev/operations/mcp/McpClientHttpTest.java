@@ -65,6 +65,23 @@ class McpClientHttpTest {
   }
 
   @Test
+  void aServerThatSpeaksOnly2025IsFoundByTheProbeAndSpokenTo() {
+    // The SDK's server answers the modern server/discover probe with an error of 2025.
+    assertThat(client.protocolVersion()).startsWith("2025-");
+    assertThatThrownBy(
+            () ->
+                McpClients.createMcpClient(
+                    "modernonly",
+                    McpClientConfig.streamableHttp(server.url())
+                        .era(McpClientConfig.Era.MODERN)
+                        .initializeTimeout(Duration.ofSeconds(10))
+                        .build(),
+                    McpClientOptions.defaults()))
+        .isInstanceOf(CallError.class)
+        .hasMessageContaining("does not speak MCP 2026-07-28");
+  }
+
+  @Test
   void listsToolsAsSpecs() {
     assertThat(registry.getSpec("test.echo")).isPresent();
     assertThat(registry.getSpec("test.echo").get().type()).isEqualTo(OperationType.QUERY);

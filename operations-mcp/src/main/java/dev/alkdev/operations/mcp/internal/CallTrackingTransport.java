@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
  */
 public final class CallTrackingTransport implements McpClientTransport {
   private static final Logger LOG = LoggerFactory.getLogger(CallTrackingTransport.class);
-  private static final String OWN_ID_PREFIX = "ops-";
+  static final String OWN_ID_PREFIX = "ops-";
 
   /** The SDK has no constant for it. */
   static final String METHOD_NOTIFICATION_CANCELLED = "notifications/cancelled";

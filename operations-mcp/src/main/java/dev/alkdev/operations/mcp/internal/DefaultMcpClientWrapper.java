@@ -14,6 +14,8 @@ import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpClientOptions;
 import dev.alkdev.operations.mcp.McpClientWrapper;
+import dev.alkdev.operations.mcp.McpInputHandler;
+import dev.alkdev.operations.mcp.McpInputRequest;
 import dev.alkdev.operations.mcp.McpProgress;
 import dev.alkdev.operations.mcp.ToolChange;
 import io.modelcontextprotocol.client.McpAsyncClient;
@@ -63,6 +65,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private final McpClientOptions options;
   private final CallTrackingTransport transport;
   private final Optional<StdioProcessTransport> stdio;
+  private final Optional<StreamableHttpTransport> http;
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final List<OperationRegistry> registries = new CopyOnWriteArrayList<>();
   private final Map<Object, ProgressTarget> progressTargets = new ConcurrentHashMap<>();
@@ -83,6 +86,10 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       McpClientOptions options,
       McpClientTransport raw,
       Optional<StdioProcessTransport> stdio) {
+    this.http =
+        raw instanceof StreamableHttpTransport streamable
+            ? Optional.of(streamable)
+            : Optional.empty();
     this.name = name;
     this.config = config;
     this.options = options;
@@ -122,7 +129,9 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       stdio = Optional.of(t);
       raw = t;
     } else {
-      raw = new StreamableHttpTransport(name, (McpClientConfig.StreamableHttp) config, mapper);
+      raw =
+          new StreamableHttpTransport(
+              name, (McpClientConfig.StreamableHttp) config, mapper, options.inputHandler());
     }
     DefaultMcpClientWrapper wrapper =
         new DefaultMcpClientWrapper(name, config, options, raw, stdio);
@@ -140,9 +149,10 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   }
 
   private void start() {
+    McpClient.AsyncSpec spec = McpClient.async(transport);
+    options.inputHandler().ifPresent(handler -> answerServerRequests(spec, handler));
     client =
-        McpClient.async(transport)
-            .clientInfo(new McpSchema.Implementation("operations-java", "0.1.0"))
+        spec.clientInfo(new McpSchema.Implementation("operations-java", "0.1.0"))
             .requestTimeout(SDK_BACKSTOP)
             // Ours (Mono.timeout below) fires first and gives the clear error; the SDK's is a
             // backstop.
@@ -203,6 +213,60 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     }
   }
 
+  /**
+   * With an input handler, the client declares elicitation and sampling, and a 2025 server's {@code
+   * elicitation/create} and {@code sampling/createMessage} requests go to the handler, as
+   * 2026-07-28's input requests do (the transport asks it for those).
+   */
+  private void answerServerRequests(McpClient.AsyncSpec spec, McpInputHandler handler) {
+    McpJsonMapper mapper = McpJsonDefaults.getMapper();
+    spec.capabilities(McpSchema.ClientCapabilities.builder().elicitation().sampling().build())
+        .elicitation(
+            request -> {
+              // Built by hand: the SDK's own mapping of a form request fails (its type id "mode").
+              Map<String, Object> params = new LinkedHashMap<>();
+              params.put("mode", "form");
+              params.put("message", request.message());
+              params.put("requestedSchema", request.requestedSchema());
+              return ask(
+                  handler, mapper, "elicitation/create", params, McpSchema.ElicitResult.class);
+            })
+        .sampling(
+            request ->
+                ask(
+                    handler,
+                    mapper,
+                    "sampling/createMessage",
+                    request,
+                    McpSchema.CreateMessageResult.class));
+  }
+
+  private <T> Mono<T> ask(
+      McpInputHandler handler,
+      McpJsonMapper mapper,
+      String method,
+      Object request,
+      Class<T> resultType) {
+    return Mono.defer(
+        () -> {
+          JsonNode params;
+          try {
+            params =
+                request instanceof Map<?, ?> map
+                    ? ToolMapper.JSON.valueToTree(map)
+                    : ToolMapper.JSON.readTree(mapper.writeValueAsString(request));
+          } catch (java.io.IOException e) {
+            return Mono.error(e);
+          }
+          // A 2025 server's request is not tied to a call the client can name.
+          return Mono.fromFuture(handler.answer(new McpInputRequest(name, "", method, params)))
+              .map(
+                  answer ->
+                      mapper.convertValue(
+                          ToolMapper.JSON.convertValue(answer, Object.class), resultType));
+        });
+  }
+
   private CallError initTimeout(Throwable cause) {
     return CallError.of(
         ErrorCode.DEADLINE_EXCEEDED,
@@ -225,6 +289,13 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   }
 
   private CompletableFuture<List<McpSchema.Tool>> listAllTools() {
+    McpSchema.ServerCapabilities capabilities = client.getServerCapabilities();
+    if (capabilities != null && capabilities.tools() == null) {
+      // A server may offer no tools (only prompts or resources): it has none to list, which is
+      // not a failure to connect.
+      LOG.info("MCP server {} offers no tools", name);
+      return CompletableFuture.completedFuture(List.of());
+    }
     CompletableFuture<List<McpSchema.Tool>> result = new CompletableFuture<>();
     listPage(null, new ArrayList<>(), new HashSet<>(), 0, result);
     return result;
@@ -415,6 +486,16 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   @Override
   public McpClientConfig config() {
     return config;
+  }
+
+  @Override
+  public String protocolVersion() {
+    if (http.isPresent() && http.get().isModern()) {
+      return ModernWire.VERSION;
+    }
+    McpAsyncClient c = client;
+    McpSchema.InitializeResult init = c == null ? null : c.getCurrentInitializationResult();
+    return init == null ? "" : init.protocolVersion();
   }
 
   @Override

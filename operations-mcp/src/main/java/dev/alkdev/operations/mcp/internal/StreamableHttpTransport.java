@@ -3,6 +3,8 @@ package dev.alkdev.operations.mcp.internal;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
+import dev.alkdev.operations.mcp.McpInputHandler;
+import dev.alkdev.operations.mcp.McpInputRequest;
 import dev.alkdev.operations.sse.SseLimits;
 import dev.alkdev.operations.sse.SseParser;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -14,8 +16,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -34,6 +42,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * MCP streamable HTTP on Jetty's HTTP client: one POST per message, the answer read as JSON or as
@@ -85,9 +95,53 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private volatile boolean listening;
   private volatile Request listenStream;
 
+  /**
+   * The servers (by endpoint URL) found to speak only 2025, so a later connection to one skips the
+   * modern probe; forgotten when such a server's initialize fails.
+   */
+  private static final Set<String> KNOWN_LEGACY = ConcurrentHashMap.newKeySet();
+
+  /** The era this connection speaks; decided at initialize under {@code Era.AUTO}. */
+  private volatile McpClientConfig.Era era;
+
+  /** What the client declared in initialize, sent in every modern request's metadata. */
+  private volatile ObjectNode capabilities = ToolMapper.JSON.createObjectNode();
+
+  private volatile ObjectNode clientInfo = ToolMapper.JSON.createObjectNode();
+
+  private final Optional<McpInputHandler> inputHandler;
+
+  /**
+   * Modern tool calls awaiting their result, by the id the caller knows, with the request as sent
+   * (the body of a retry when the server asks for input) and the rounds so far.
+   */
+  private final Map<Object, InputRounds> awaiting = new ConcurrentHashMap<>();
+
+  /** A retry's id to the id of the call it continues. */
+  private final Map<Object, Object> retries = new ConcurrentHashMap<>();
+
+  /** The most input rounds one call may take before it is failed. */
+  private static final int MAX_INPUT_ROUNDS = 10;
+
+  private static final class InputRounds {
+    final ObjectNode request;
+    int rounds;
+
+    InputRounds(ObjectNode request) {
+      this.request = request;
+    }
+  }
+
+  /** The tools' parameters mirrored into headers, from the last tools/list (modern). */
+  private final Map<String, List<ModernWire.Param>> toolParams = new ConcurrentHashMap<>();
+
   public StreamableHttpTransport(
-      String serverName, McpClientConfig.StreamableHttp config, McpJsonMapper mapper) {
+      String serverName,
+      McpClientConfig.StreamableHttp config,
+      McpJsonMapper mapper,
+      Optional<McpInputHandler> inputHandler) {
     this.serverName = serverName;
+    this.inputHandler = inputHandler;
     this.config = config;
     this.mapper = mapper;
     Duration longer =
@@ -95,6 +149,10 @@ public final class StreamableHttpTransport implements McpClientTransport {
             ? config.requestTimeout()
             : config.initializeTimeout();
     this.sdkIdleTimeoutMillis = longer.plusSeconds(5).toMillis();
+    this.era =
+        config.era() == McpClientConfig.Era.AUTO && KNOWN_LEGACY.contains(config.url().toString())
+            ? McpClientConfig.Era.LEGACY
+            : config.era();
     String threadName = "ops-mcp-http-" + serverName;
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName(threadName);
@@ -133,56 +191,304 @@ public final class StreamableHttpTransport implements McpClientTransport {
             sink.error(new McpTransportException("MCP client " + serverName + " closed"));
             return;
           }
-          if (message instanceof McpSchema.JSONRPCNotification n
-              && CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())
-              && n.params() instanceof Map<?, ?> params) {
-            endOpenPost(params.get("requestId"));
-          }
-          Object requestId = null;
-          if (message instanceof McpSchema.JSONRPCRequest request) {
-            requestId = request.id();
-            if (McpSchema.METHOD_INITIALIZE.equals(request.method())) {
-              initializeId = requestId;
-            }
-          }
-          String body;
-          try {
-            body = mapper.writeValueAsString(message);
-          } catch (IOException e) {
-            sink.error(e);
+          if (message instanceof McpSchema.JSONRPCRequest request
+              && McpSchema.METHOD_INITIALIZE.equals(request.method())
+              && era != McpClientConfig.Era.LEGACY) {
+            open(request, sink);
             return;
           }
-          boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
-          Request post =
-              request(HttpMethod.POST)
-                  .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
-                  .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
-                  // Our tool calls are bounded by the caller's deadline and ended by a cancel; the
-                  // SDK's requests and notifications by the configured timeouts.
-                  .idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
-          Object key = requestId;
-          if (key != null) {
-            openPosts.put(key, post);
+          if (era == McpClientConfig.Era.MODERN) {
+            sendModern(message, sink);
+            return;
           }
-          post.send(
-              new Exchange(
-                  false,
-                  key,
-                  (status, failure) -> {
-                    if (key != null) {
-                      openPosts.remove(key, post);
-                    }
-                    if (failure != null) {
-                      sink.error(failure);
-                      return;
-                    }
-                    if (message instanceof McpSchema.JSONRPCNotification n
-                        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
-                      startListening();
-                    }
-                    sink.success();
-                  }));
+          sendLegacy(message, sink);
         });
+  }
+
+  /**
+   * The SDK's initialize, under AUTO or MODERN: a modern {@code server/discover} first. A modern
+   * answer makes the connection modern and the SDK gets an initialize result made from it; an
+   * answer that is not modern (a 2025 server: 400, 404, 405, or an error only 2025 knows) sends the
+   * initialize itself, unless the config asks for the modern era only.
+   */
+  private void open(
+      McpSchema.JSONRPCRequest initialize, reactor.core.publisher.MonoSink<Void> sink) {
+    initializeId = initialize.id();
+    JsonNode asked = tree(initialize.params());
+    if (asked.get("capabilities") instanceof ObjectNode declared) {
+      capabilities = declared;
+    }
+    if (asked.get("clientInfo") instanceof ObjectNode info) {
+      clientInfo = info;
+    }
+    probe(initialize, sink, true);
+  }
+
+  /**
+   * Sends the modern probe. A -32022 that lists 2026-07-28 (a server that wants the request again,
+   * as the revision's negotiation does) is answered by one more probe.
+   */
+  private void probe(
+      McpSchema.JSONRPCRequest initialize,
+      reactor.core.publisher.MonoSink<Void> sink,
+      boolean mayRetry) {
+    ObjectNode discover = ToolMapper.JSON.createObjectNode();
+    discover.put("jsonrpc", "2.0");
+    discover.put("id", CallTrackingTransport.OWN_ID_PREFIX + "discover");
+    discover.put("method", "server/discover");
+    ModernWire.addMeta(discover, capabilities, clientInfo);
+    Request post = modernPost(discover).idleTimeout(sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    new org.eclipse.jetty.client.CompletableResponseListener(post, MAX_MESSAGE_BYTES)
+        .send()
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                sink.error(transportFailure(failure));
+                return;
+              }
+              JsonNode answer = probeAnswer(response);
+              JsonNode result = answer == null ? null : answer.get("result");
+              if (result != null
+                  && result.path("supportedVersions").toString().contains(ModernWire.VERSION)) {
+                era = McpClientConfig.Era.MODERN;
+                dispatch(initializeResult(initialize, result));
+                sink.success();
+                if (result.at("/capabilities/tools/listChanged").asBoolean(false)) {
+                  startListening();
+                }
+                return;
+              }
+              if (config.era() == McpClientConfig.Era.MODERN) {
+                sink.error(
+                    new McpTransportException(
+                        "MCP server "
+                            + serverName
+                            + " does not speak MCP "
+                            + ModernWire.VERSION
+                            + " (server/discover answered HTTP "
+                            + response.getStatus()
+                            + (answer == null ? "" : ": " + cut(answer.toString()))
+                            + ")"));
+                return;
+              }
+              if (answer != null && ModernWire.isModernError(answer)) {
+                String supported = answer.at("/error/data/supported").toString();
+                if (mayRetry && supported.contains(ModernWire.VERSION)) {
+                  probe(initialize, sink, false);
+                  return;
+                }
+                // A modern server that does not speak our modern revision: 2025, if it does.
+                if (ModernWire.LEGACY_VERSIONS.stream().noneMatch(supported::contains)) {
+                  sink.error(
+                      new McpTransportException(
+                          "MCP server "
+                              + serverName
+                              + " speaks none of this client's revisions: "
+                              + cut(answer.toString())));
+                  return;
+                }
+              }
+              era = McpClientConfig.Era.LEGACY;
+              int status = response.getStatus();
+              if (status == 400 || status == 404 || status == 405 || answer != null) {
+                KNOWN_LEGACY.add(config.url().toString());
+              }
+              sendLegacy(initialize, sink);
+            });
+  }
+
+  /** The JSON-RPC answer in a probe's response (JSON, or the first message of a stream). */
+  private JsonNode probeAnswer(org.eclipse.jetty.client.ContentResponse response) {
+    String type = String.valueOf(response.getMediaType());
+    String text = response.getContentAsString();
+    try {
+      if (type.startsWith(EVENT_STREAM)) {
+        List<String> data = new ArrayList<>();
+        SseParser parser = SseParser.create(SSE_LIMITS, event -> data.add(event.data()));
+        parser.feed(response.getContent(), 0, response.getContent().length);
+        parser.end();
+        for (String json : data) {
+          JsonNode message = ToolMapper.JSON.readTree(json);
+          if (message.has("result") || message.has("error")) {
+            return message;
+          }
+        }
+        return null;
+      }
+      JsonNode message = text.isBlank() ? null : ToolMapper.JSON.readTree(text);
+      return message != null && message.isObject() ? message : null;
+    } catch (RuntimeException e) {
+      return null; // not JSON-RPC: not a modern answer
+    }
+  }
+
+  /** The SDK's initialize answered from a modern server's discover result. */
+  private String initializeResult(McpSchema.JSONRPCRequest initialize, JsonNode discovered) {
+    ObjectNode message = ToolMapper.JSON.createObjectNode();
+    message.put("jsonrpc", "2.0");
+    message.set("id", ToolMapper.JSON.valueToTree(initialize.id()));
+    ObjectNode result = message.putObject("result");
+    // The SDK checks the version against its own list: its own, as the handshake would agree.
+    result.put(
+        "protocolVersion",
+        tree(initialize.params())
+            .path("protocolVersion")
+            .asString(io.modelcontextprotocol.spec.ProtocolVersions.MCP_2025_11_25));
+    result.set(
+        "capabilities",
+        discovered.get("capabilities") instanceof ObjectNode caps
+            ? caps
+            : ToolMapper.JSON.createObjectNode());
+    JsonNode info = discovered.path("_meta").get(ModernWire.SERVER_INFO);
+    if (info != null && info.isObject()) {
+      result.set("serverInfo", info);
+    } else {
+      result.putObject("serverInfo").put("name", serverName).put("version", "unknown");
+    }
+    if (discovered.get("instructions") != null && discovered.get("instructions").isString()) {
+      result.set("instructions", discovered.get("instructions"));
+    }
+    return message.toString();
+  }
+
+  /**
+   * A message in the modern era: a request goes out with its metadata and mirrored headers and no
+   * session; the SDK's notifications have no modern counterpart over HTTP (closing the request's
+   * stream is its cancellation), and ping is answered here (the revision removed it).
+   */
+  private void sendModern(
+      McpSchema.JSONRPCMessage message, reactor.core.publisher.MonoSink<Void> sink) {
+    if (message instanceof McpSchema.JSONRPCNotification n) {
+      if (CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())
+          && n.params() instanceof Map<?, ?> params) {
+        awaiting.remove(params.get("requestId"));
+        endOpenPost(params.get("requestId"));
+      }
+      sink.success();
+      return;
+    }
+    if (!(message instanceof McpSchema.JSONRPCRequest request)) {
+      sink.success(); // an answer to a server request: the modern revision sends none over HTTP
+      return;
+    }
+    if (McpSchema.METHOD_PING.equals(request.method())) {
+      ObjectNode pong = ToolMapper.JSON.createObjectNode();
+      pong.put("jsonrpc", "2.0");
+      pong.set("id", ToolMapper.JSON.valueToTree(request.id()));
+      pong.putObject("result");
+      dispatch(pong.toString());
+      sink.success();
+      return;
+    }
+    ObjectNode body = (ObjectNode) tree(request);
+    ModernWire.addMeta(body, capabilities, clientInfo);
+    Object requestId = request.id();
+    if (McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
+      awaiting.put(requestId, new InputRounds(body.deepCopy()));
+    }
+    boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
+    Request post =
+        modernPost(body).idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    openPosts.put(requestId, post);
+    post.send(
+        new Exchange(
+            false,
+            requestId,
+            (status, failure) -> {
+              openPosts.remove(requestId, post);
+              if (failure != null) {
+                awaiting.remove(requestId);
+                sink.error(failure);
+              } else {
+                sink.success();
+              }
+            }));
+  }
+
+  /** An SDK object as our JSON tree, through the SDK's own mapping. */
+  private JsonNode tree(Object sdkObject) {
+    try {
+      return ToolMapper.JSON.readTree(mapper.writeValueAsString(sdkObject));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Whether this connection speaks 2026-07-28. */
+  boolean isModern() {
+    return era == McpClientConfig.Era.MODERN;
+  }
+
+  /** A modern POST: the body, the revision's headers, the config's headers, no session. */
+  private Request modernPost(ObjectNode body) {
+    Map<String, String> mirrored = ModernWire.headers(body, toolParams);
+    return http.newRequest(config.url())
+        .method(HttpMethod.POST)
+        .headers(
+            h -> {
+              config.headers().forEach(h::put);
+              mirrored.forEach(h::put);
+              h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM);
+            })
+        .body(new StringRequestContent(JSON, body.toString(), StandardCharsets.UTF_8));
+  }
+
+  /** A message in the 2025 era, on the session. */
+  private void sendLegacy(
+      McpSchema.JSONRPCMessage message, reactor.core.publisher.MonoSink<Void> sink) {
+    if (message instanceof McpSchema.JSONRPCNotification n
+        && CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())
+        && n.params() instanceof Map<?, ?> params) {
+      endOpenPost(params.get("requestId"));
+    }
+    Object requestId = null;
+    if (message instanceof McpSchema.JSONRPCRequest request) {
+      requestId = request.id();
+      if (McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+        initializeId = requestId;
+      }
+    }
+    String body;
+    try {
+      body = mapper.writeValueAsString(message);
+    } catch (IOException e) {
+      sink.error(e);
+      return;
+    }
+    boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
+    Request post =
+        request(HttpMethod.POST)
+            .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
+            .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
+            // Our tool calls are bounded by the caller's deadline and ended by a cancel; the
+            // SDK's requests and notifications by the configured timeouts.
+            .idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    Object key = requestId;
+    if (key != null) {
+      openPosts.put(key, post);
+    }
+    post.send(
+        new Exchange(
+            false,
+            key,
+            (status, failure) -> {
+              if (key != null) {
+                openPosts.remove(key); // the POST, or the GET that resumed its answer
+              }
+              if (failure != null) {
+                if (key != null && key.equals(initializeId)) {
+                  // Perhaps no longer a 2025 server: the next connection asks again.
+                  KNOWN_LEGACY.remove(config.url().toString());
+                }
+                sink.error(failure);
+                return;
+              }
+              if (message instanceof McpSchema.JSONRPCNotification n
+                  && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+                startListening();
+              }
+              sink.success();
+            }));
   }
 
   /**
@@ -238,17 +544,248 @@ public final class StreamableHttpTransport implements McpClientTransport {
     return message;
   }
 
-  /** Opens the GET stream on which the server sends what is not an answer to a POST. */
+  /**
+   * A modern server's message before the SDK reads it. A tools/list result gives the tools'
+   * mirrored parameters, and a tool whose {@code x-mcp-header} annotations break the revision's
+   * rules is left out, as the revision requires (with a warning saying why). A call's result that
+   * asks for input starts the next round instead of reaching the SDK, and a retry's final answer
+   * goes to the SDK under the id it knows.
+   *
+   * @return what the SDK gets (null: nothing), and the id of the request the message answers
+   */
+  private Modernised fromModern(String json) {
+    JsonNode parsed;
+    try {
+      parsed = ToolMapper.JSON.readTree(json);
+    } catch (RuntimeException e) {
+      return new Modernised(json, null); // dispatch says it is not JSON-RPC
+    }
+    if (!(parsed instanceof ObjectNode message)) {
+      return new Modernised(json, null);
+    }
+    if ("notifications/subscriptions/acknowledged".equals(message.path("method").asString(""))) {
+      return new Modernised(null, null); // the listen stream is open; nothing for the SDK
+    }
+    JsonNode idNode = message.get("id");
+    Object id = idNode == null || idNode.isNull() ? null : idValue(idNode);
+    if (id == null || !(message.has("result") || message.has("error"))) {
+      return new Modernised(json, null);
+    }
+    Object original = retries.getOrDefault(id, id);
+    JsonNode result = message.get("result");
+    if (result != null && "input_required".equals(result.path("resultType").asString(""))) {
+      InputRounds rounds = awaiting.get(original);
+      if (rounds != null) {
+        nextRound(original, rounds, result);
+        return new Modernised(null, id);
+      }
+    }
+    retries.remove(id);
+    awaiting.remove(original);
+    boolean changed = false;
+    if (!original.equals(id)) {
+      message.set("id", ToolMapper.JSON.valueToTree(original));
+      changed = true;
+    }
+    if (result != null
+        && result.get("tools") instanceof tools.jackson.databind.node.ArrayNode tools) {
+      changed |= mirroredParams(tools);
+    }
+    return new Modernised(changed ? message.toString() : json, id);
+  }
+
+  /** What a modern message becomes for the SDK, and the id of the request it answers. */
+  private record Modernised(String json, Object answers) {}
+
+  private static Object idValue(JsonNode id) {
+    return id.isIntegralNumber() ? (Object) id.asInt() : id.asString();
+  }
+
+  /** Takes the tools' mirrored parameters; leaves out the tools with invalid annotations. */
+  private boolean mirroredParams(tools.jackson.databind.node.ArrayNode tools) {
+    boolean changed = false;
+    for (int i = tools.size() - 1; i >= 0; i--) {
+      JsonNode tool = tools.get(i);
+      String name = tool.path("name").asString("");
+      ModernWire.ToolHeaders headers = ModernWire.toolHeaders(tool.path("inputSchema"));
+      if (headers.invalid().isPresent()) {
+        WARNINGS.warn(
+            "MCP server {}: tool {} left out: {}", serverName, name, headers.invalid().get());
+        tools.remove(i);
+        toolParams.remove(name);
+        changed = true;
+      } else if (headers.params().isEmpty()) {
+        toolParams.remove(name);
+      } else {
+        toolParams.put(name, headers.params());
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * The server asked for input: every request of the round goes to the input handler, and when all
+   * are answered the call is sent again, with a new id, the answers and the server's {@code
+   * requestState} exactly as it came. Without a handler, or past the rounds allowed, the call fails
+   * saying what was asked.
+   */
+  private void nextRound(Object original, InputRounds rounds, JsonNode asked) {
+    JsonNode requests = asked.path("inputRequests");
+    String tool = rounds.request.path("params").path("name").asString("");
+    String what = describe(requests);
+    if (inputHandler.isEmpty()) {
+      failCall(
+          original,
+          "MCP server "
+              + serverName
+              + " asks for input during the call ("
+              + what
+              + ") and this client has no input handler (McpClientOptions.inputHandler)");
+      return;
+    }
+    if (++rounds.rounds > MAX_INPUT_ROUNDS || !requests.isObject() || requests.isEmpty()) {
+      failCall(
+          original,
+          "MCP server "
+              + serverName
+              + (requests.isObject() && !requests.isEmpty()
+                  ? " asked for input more than " + MAX_INPUT_ROUNDS + " times in one call"
+                  : " asked for input without saying what"));
+      return;
+    }
+    Map<String, CompletableFuture<JsonNode>> answers = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> entry : requests.properties()) {
+      JsonNode request = entry.getValue();
+      CompletableFuture<JsonNode> answer;
+      try {
+        answer =
+            inputHandler
+                .get()
+                .answer(
+                    new McpInputRequest(
+                        serverName,
+                        tool,
+                        request.path("method").asString(""),
+                        request.path("params").isObject()
+                            ? request.get("params")
+                            : ToolMapper.JSON.createObjectNode()));
+      } catch (RuntimeException e) {
+        answer = CompletableFuture.failedFuture(e);
+      }
+      answers.put(entry.getKey(), answer);
+    }
+    CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure != null) {
+                Throwable cause =
+                    failure instanceof java.util.concurrent.CompletionException
+                            && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure;
+                failCall(
+                    original,
+                    "The input handler could not answer MCP server "
+                        + serverName
+                        + " ("
+                        + what
+                        + "): "
+                        + cause.getMessage());
+                return;
+              }
+              ObjectNode retry = rounds.request.deepCopy();
+              String retryId = original + "-input-" + rounds.rounds;
+              retry.put("id", retryId);
+              ObjectNode params = (ObjectNode) retry.get("params");
+              ObjectNode responses = params.putObject("inputResponses");
+              answers.forEach((key, answer) -> responses.set(key, answer.join()));
+              JsonNode state = asked.get("requestState");
+              if (state != null && state.isString()) {
+                params.set("requestState", state);
+              }
+              retries.put(retryId, original);
+              sendRetry(original, retryId, retry);
+            });
+  }
+
+  private static String describe(JsonNode requests) {
+    List<String> parts = new ArrayList<>();
+    if (requests.isObject()) {
+      for (Map.Entry<String, JsonNode> entry : requests.properties()) {
+        JsonNode request = entry.getValue();
+        String message = request.path("params").path("message").asString("");
+        parts.add(
+            request.path("method").asString("?")
+                + (message.isEmpty() ? "" : ": \"" + cut(message) + "\""));
+      }
+    }
+    return parts.isEmpty() ? "nothing named" : String.join("; ", parts);
+  }
+
+  /** A call's next round, on its own POST; a cancel of the call ends it. */
+  private void sendRetry(Object original, String retryId, ObjectNode body) {
+    if (closed || !awaiting.containsKey(original)) {
+      retries.remove(retryId);
+      return; // cancelled or closed meanwhile
+    }
+    Request post = modernPost(body).idleTimeout(0, TimeUnit.MILLISECONDS);
+    openPosts.put(original, post);
+    post.send(
+        new Exchange(
+            false,
+            retryId,
+            (status, failure) -> {
+              openPosts.remove(original, post);
+              if (failure != null) {
+                retries.remove(retryId);
+                if (awaiting.containsKey(original)) {
+                  failCall(
+                      original,
+                      "MCP server "
+                          + serverName
+                          + ": the call's next round failed: "
+                          + failure.getMessage());
+                }
+              }
+            }));
+  }
+
+  /** Fails a call by handing the SDK side an error answer under its id. */
+  private void failCall(Object original, String why) {
+    awaiting.remove(original);
+    ObjectNode error = ToolMapper.JSON.createObjectNode();
+    error.put("jsonrpc", "2.0");
+    error.set("id", ToolMapper.JSON.valueToTree(original));
+    error.putObject("error").put("code", McpSchema.ErrorCodes.INTERNAL_ERROR).put("message", why);
+    dispatch(error.toString());
+  }
+
+  /**
+   * Opens the stream on which the server sends what is not an answer to a request: the session's
+   * GET stream (2025), or a {@code subscriptions/listen} POST asking for tool-list changes
+   * (2026-07-28).
+   */
   private void startListening() {
     if (listening || closed) {
       return;
     }
     listening = true;
-    Request get =
-        request(HttpMethod.GET)
-            .headers(h -> h.put(HttpHeader.ACCEPT, EVENT_STREAM))
-            // The stream is quiet until the server has something to say.
-            .idleTimeout(0, TimeUnit.MILLISECONDS);
+    Request get;
+    if (era == McpClientConfig.Era.MODERN) {
+      ObjectNode listen = ToolMapper.JSON.createObjectNode();
+      listen.put("jsonrpc", "2.0");
+      listen.put("id", CallTrackingTransport.OWN_ID_PREFIX + "listen");
+      listen.put("method", "subscriptions/listen");
+      listen.putObject("params").putObject("notifications").put("toolsListChanged", true);
+      ModernWire.addMeta(listen, capabilities, clientInfo);
+      get = modernPost(listen).idleTimeout(0, TimeUnit.MILLISECONDS);
+    } else {
+      get =
+          request(HttpMethod.GET)
+              .headers(h -> h.put(HttpHeader.ACCEPT, EVENT_STREAM))
+              // The stream is quiet until the server has something to say.
+              .idleTimeout(0, TimeUnit.MILLISECONDS);
+    }
     listenStream = get;
     get.send(
         new Exchange(
@@ -259,8 +796,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
               if (closed) {
                 return;
               }
-              if (status == 405) {
-                return; // The server offers no GET stream.
+              if (status == 405 || status == 404) {
+                return; // The server offers no such stream.
               }
               LOG.debug(
                   "The GET stream of MCP server {} ended (status {}); reopening",
@@ -289,6 +826,14 @@ public final class StreamableHttpTransport implements McpClientTransport {
     /** The id of the request the POST carries; null for the GET stream and for notifications. */
     private final Object requestId;
 
+    /** How many times this request's answer has been resumed on a GET (2025 streams). */
+    private final int resumes;
+
+    /** The resuming GET, ended once it has given the answer (the server may keep it open). */
+    private volatile Request resumeRequest;
+
+    private volatile boolean endedAfterAnswer;
+
     private final boolean get;
     private final BiConsumer<Integer, Throwable> done;
     private boolean answered;
@@ -299,19 +844,39 @@ public final class StreamableHttpTransport implements McpClientTransport {
     private SseParser events;
 
     Exchange(boolean get, Object requestId, BiConsumer<Integer, Throwable> done) {
+      this(get, requestId, done, 0);
+    }
+
+    Exchange(boolean get, Object requestId, BiConsumer<Integer, Throwable> done, int resumes) {
       this.requestId = requestId;
       this.get = get;
       this.done = done;
+      this.resumes = resumes;
     }
 
     private void take(String json) {
       if (json.isBlank()) {
         return; // e.g. the empty event a server sends first to prime resumption
       }
+      if (era == McpClientConfig.Era.MODERN) {
+        Modernised modern = fromModern(json);
+        if (requestId != null && requestId.equals(modern.answers())) {
+          answered = true;
+        }
+        if (modern.json() != null) {
+          dispatch(modern.json());
+        }
+        return;
+      }
       if (dispatch(json) instanceof McpSchema.JSONRPCResponse response
           && requestId != null
           && requestId.equals(response.id())) {
         answered = true;
+        Request resuming = resumeRequest;
+        if (resuming != null) {
+          endedAfterAnswer = true;
+          resuming.abort(new McpTransportException("answered"));
+        }
       }
     }
 
@@ -323,7 +888,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       }
       status = response.getStatus();
       String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
-      if (status == 202 || status == 204 || (get && status == 405)) {
+      if (status == 202 || status == 204 || (get && (status == 405 || status == 404))) {
         kind = BodyKind.DISCARD;
       } else if (status < 200 || status >= 300) {
         kind = BodyKind.ERROR_TEXT;
@@ -382,6 +947,14 @@ public final class StreamableHttpTransport implements McpClientTransport {
     @Override
     public void onComplete(Result result) {
       if (result.isFailed()) {
+        if (endedAfterAnswer) {
+          done.accept(status, null);
+          return;
+        }
+        if (resumable()) {
+          resume();
+          return;
+        }
         done.accept(status, transportFailure(result.getFailure()));
         return;
       }
@@ -407,9 +980,12 @@ public final class StreamableHttpTransport implements McpClientTransport {
         case EVENTS -> events.end();
         case DISCARD -> {}
       }
+      if (resumable()) {
+        resume();
+        return;
+      }
       if (requestId != null && kind != BodyKind.DISCARD && !answered) {
-        // Without this the request would wait for its deadline; resuming a broken stream
-        // (Last-Event-ID) is not supported.
+        // Without this the request would wait for its deadline.
         done.accept(
             status,
             new McpTransportException(
@@ -423,13 +999,68 @@ public final class StreamableHttpTransport implements McpClientTransport {
       done.accept(status, null);
     }
 
-    private Throwable transportFailure(Throwable failure) {
-      if (failure instanceof McpTransportException || failure instanceof IOException) {
-        return failure;
-      }
-      String what = failure.getMessage() == null ? failure.toString() : failure.getMessage();
-      return new McpTransportException("MCP server " + serverName + ": " + what, failure);
+    /**
+     * Whether a 2025 stream that ended before the request's answer can be resumed: its events had
+     * ids, so the server can replay from the last one (a modern stream cannot be resumed).
+     */
+    private boolean resumable() {
+      return requestId != null
+          && !answered
+          && !closed
+          && kind == BodyKind.EVENTS
+          && era != McpClientConfig.Era.MODERN
+          && resumes < MAX_RESUMES
+          && events.lastEventId().isPresent();
     }
+
+    /**
+     * Resumes the answer as streamable HTTP (2025) says: after the server's {@code retry} (one
+     * second when it gave none), a GET with {@code Last-Event-ID}, on which the answer comes.
+     */
+    private void resume() {
+      String lastEventId = events.lastEventId().orElseThrow();
+      long wait = events.retryMillis().orElse(RECONNECT_DELAY.toMillis());
+      LOG.debug(
+          "MCP server {}: the answer to {} broke off; resuming after {} ms from event {}",
+          serverName,
+          requestId,
+          wait,
+          lastEventId);
+      http.getScheduler()
+          .schedule(
+              () -> {
+                if (closed) {
+                  done.accept(
+                      status, new McpTransportException("MCP client " + serverName + " closed"));
+                  return;
+                }
+                Request get =
+                    request(HttpMethod.GET)
+                        .headers(
+                            h -> {
+                              h.put(HttpHeader.ACCEPT, EVENT_STREAM);
+                              h.put("Last-Event-ID", lastEventId);
+                            })
+                        .idleTimeout(sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+                Exchange next = new Exchange(false, requestId, done, resumes + 1);
+                next.resumeRequest = get;
+                openPosts.put(requestId, get);
+                get.send(next);
+              },
+              wait,
+              TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The most times one answer is resumed before the request fails. */
+  private static final int MAX_RESUMES = 5;
+
+  private Throwable transportFailure(Throwable failure) {
+    if (failure instanceof McpTransportException || failure instanceof IOException) {
+      return failure;
+    }
+    String what = failure.getMessage() == null ? failure.toString() : failure.getMessage();
+    return new McpTransportException("MCP server " + serverName + ": " + what, failure);
   }
 
   @Override
