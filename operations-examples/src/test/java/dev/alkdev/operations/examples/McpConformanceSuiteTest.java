@@ -22,11 +22,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The official MCP conformance suite against {@link McpConformanceServer}, once per requirement
- * set: 2025-11-25 (initialize and sessions) and 2026-07-28 (no handshake, metadata per request),
- * both served by the one endpoint. The expected-failures file of each set names the scenarios and
- * checks outside an operations server, with why; the suite exits 0 only when every other scenario
- * passes and every listed one still fails.
+ * The official MCP conformance suite, once per requirement set: 2025-11-25 (initialize and
+ * sessions) and 2026-07-28 (no handshake, metadata per request). The server side runs against
+ * {@link McpConformanceServer}, both eras served by its one endpoint; the client side runs {@link
+ * McpConformanceClient} against the suite's own servers. The expected-failures file of each set
+ * names the scenarios and checks that do not apply or are not built, with why; the suite exits 0
+ * only when every other scenario passes and every listed one still fails.
  */
 class McpConformanceSuiteTest {
   static final String SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
@@ -68,6 +69,52 @@ class McpConformanceSuiteTest {
       assertThat(result.output).contains("Baseline check passed");
     } finally {
       Files.deleteIfExists(expected);
+    }
+  }
+
+  /**
+   * The client side: the suite starts {@link McpConformanceClient} (a script that runs it on this
+   * test's classpath) once per scenario, against servers of its own, in both eras.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2025-11-25", "2026-07-28"})
+  void everyApplicableClientScenarioPasses(String requirements) throws Exception {
+    assumeTrue(notReady.isEmpty(), () -> "conformance suite not installed: " + notReady.orElse(""));
+    Path expected = Files.createTempFile("expected-failures", ".yml");
+    Path script = Files.createTempFile("conformance-client", ".sh");
+    try (InputStream in =
+        getClass().getResourceAsStream("/mcp-conformance-" + requirements + ".yml")) {
+      Files.write(expected, in.readAllBytes());
+      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+      // exec, so the suite's kill at its timeout reaches the JVM; quick-starting flags, since the
+      // suite starts every scenario's client at once.
+      Files.writeString(
+          script,
+          "#!/bin/sh\nexec '"
+              + java
+              + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '"
+              + System.getProperty("java.class.path")
+              + "' "
+              + McpConformanceClient.class.getName()
+              + " \"$@\"\n");
+      script.toFile().setExecutable(true);
+      Result result =
+          run(
+              List.of(
+                  "client",
+                  "--command",
+                  script.toString(),
+                  "--requirements",
+                  requirements,
+                  "--expected-failures",
+                  expected.toString()));
+      Files.writeString(
+          Path.of("target", "mcp-conformance-client-" + requirements + ".txt"), result.output);
+      assertThat(result.exit).as(result.output).isZero();
+      assertThat(result.output).contains("Baseline check passed");
+    } finally {
+      Files.deleteIfExists(expected);
+      Files.deleteIfExists(script);
     }
   }
 
