@@ -109,6 +109,34 @@ class McpServeTest {
   }
 
   @Test
+  void serveMcpStdioSpeaks2026AndModelSafeNames() throws Exception {
+    CliRun.Background serving =
+        CliRun.Background.start("serve", "--mcp-stdio", "--mcp-tool-names", "model-safe");
+    serving.awaitErr("ready;");
+    String meta =
+        "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            + "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+    serving
+        .stop()
+        .write(
+            ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{"
+                    + meta
+                    + "}}\n"
+                    + "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                    + "\"name\":\"demo_echo\",\"arguments\":{\"message\":\"hi\"},"
+                    + meta
+                    + "}}\n")
+                .getBytes(StandardCharsets.UTF_8));
+    serving.stop().flush();
+    serving.awaitOut("\"id\":2");
+    serving.stop().close();
+    assertThat(serving.exit().get(30, TimeUnit.SECONDS)).isZero();
+    String out = serving.out().toString();
+    assertThat(out).contains("\"name\":\"demo_echo\"").doesNotContain("\"name\":\"demo.echo\"");
+    assertThat(out).contains("\"resultType\":\"complete\"").contains("hi");
+  }
+
+  @Test
   void badMcpFlagsAreUsageErrors() {
     CliRun bare = CliRun.run("list", "--mcp-stdio");
     assertThat(bare.code()).isEqualTo(ExitCodes.USAGE);
@@ -116,6 +144,9 @@ class McpServeTest {
     CliRun port = CliRun.run("serve", "--mcp-http", "eighty");
     assertThat(port.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(port.err()).contains("expected PORT or HOST:PORT");
+    CliRun names = CliRun.run("serve", "--mcp-stdio", "--mcp-tool-names", "short");
+    assertThat(names.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(names.err()).contains("expected standard or model-safe");
   }
 
   private static HttpRequest post(String url, String session, String body) {

@@ -110,6 +110,7 @@ public final class McpServer implements AutoCloseable {
     private String instructions;
     private String toolPrefix = "";
     private boolean namespaceInNames = true;
+    private McpToolNames toolNames = McpToolNames.STANDARD;
     private final List<String> includes = new ArrayList<>();
     private final List<String> excludes = new ArrayList<>();
     private Duration defaultDeadline = Duration.ofMinutes(5);
@@ -168,6 +169,16 @@ public final class McpServer implements AutoCloseable {
      */
     public Builder namespaceInNames(boolean namespaceInNames) {
       this.namespaceInNames = namespaceInNames;
+      return this;
+    }
+
+    /**
+     * The alphabet of tool names: {@link McpToolNames#STANDARD} (the default) or {@link
+     * McpToolNames#MODEL_SAFE} for clients that pass tools to model APIs accepting only {@code
+     * [A-Za-z0-9_-]}.
+     */
+    public Builder toolNames(McpToolNames toolNames) {
+      this.toolNames = Objects.requireNonNull(toolNames, "toolNames");
       return this;
     }
 
@@ -338,6 +349,7 @@ public final class McpServer implements AutoCloseable {
               Optional.ofNullable(instructions),
               toolPrefix,
               namespaceInNames,
+              toolNames,
               selected,
               defaultDeadline,
               maxItems,

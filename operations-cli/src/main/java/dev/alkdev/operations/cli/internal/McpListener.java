@@ -5,6 +5,7 @@ import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpServer;
 import dev.alkdev.operations.mcpserver.McpStdioEndpoint;
+import dev.alkdev.operations.mcpserver.McpToolNames;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -47,7 +48,24 @@ final class McpListener implements Listener {
   }
 
   /** Which operations become tools (globs on operation ids), and the extra allowed Host names. */
-  record Filters(List<String> include, List<String> exclude, List<String> allowedHosts) {}
+  record Filters(
+      List<String> include,
+      List<String> exclude,
+      List<String> allowedHosts,
+      McpToolNames toolNames) {}
+
+  /** {@code --mcp-tool-names}: standard or model-safe. */
+  static McpToolNames toolNames(String value) {
+    return switch (value) {
+      case "standard" -> McpToolNames.STANDARD;
+      case "model-safe" -> McpToolNames.MODEL_SAFE;
+      default ->
+          throw new Failure(
+              ExitCodes.USAGE,
+              "--mcp-tool-names " + value + ": expected standard or model-safe",
+              "model-safe offers github.repos.get as github_repos_get");
+    };
+  }
 
   static McpListener http(
       OperationServer pipeline, String where, Filters filters, Duration drainTimeout) {
@@ -103,6 +121,7 @@ final class McpListener implements Listener {
         .include(filters.include().toArray(String[]::new))
         .exclude(filters.exclude().toArray(String[]::new))
         .allowedHosts(filters.allowedHosts().toArray(String[]::new))
+        .toolNames(filters.toolNames())
         .build();
   }
 

@@ -84,6 +84,14 @@ final class ServeCommand implements Callable<Integer> {
   List<String> mcpExclude = new ArrayList<>();
 
   @Option(
+      names = "--mcp-tool-names",
+      paramLabel = "ALPHABET",
+      description =
+          "standard (operation ids as they are, the default) or model-safe (only letters, digits,"
+              + " _ and -, as some model APIs require of tool names).")
+  String mcpToolNames = "standard";
+
+  @Option(
       names = "--http",
       paramLabel = "PORT",
       description =
@@ -180,7 +188,8 @@ final class ServeCommand implements Callable<Integer> {
     CompletableFuture<String> stopRequested = new CompletableFuture<>();
     try {
       McpListener.Filters filters =
-          new McpListener.Filters(mcpInclude, mcpExclude, mcpAllowedHosts);
+          new McpListener.Filters(
+              mcpInclude, mcpExclude, mcpAllowedHosts, McpListener.toolNames(mcpToolNames));
       for (String where : mcpHttp) {
         listeners.add(McpListener.http(server, where, filters, drainTimeout));
       }

@@ -3,6 +3,7 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.mcpserver.McpAuthenticator;
 import dev.alkdev.operations.mcpserver.McpResourceMetadata;
+import dev.alkdev.operations.mcpserver.McpToolNames;
 import dev.alkdev.operations.serving.ConnectionLimits;
 import java.time.Duration;
 import java.util.Optional;
@@ -16,6 +17,7 @@ public record Config(
     Optional<String> instructions,
     String toolPrefix,
     boolean namespaceInNames,
+    McpToolNames toolNames,
     Predicate<String> selected,
     Duration defaultDeadline,
     int maxItems,

@@ -10,6 +10,7 @@ import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpSessionStats;
 import dev.alkdev.operations.mcpserver.McpStdioEndpoint;
 import dev.alkdev.operations.mcpserver.McpTool;
+import dev.alkdev.operations.mcpserver.McpToolNames;
 import dev.alkdev.operations.serving.ConnectionStats;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.InputStream;
@@ -108,7 +109,11 @@ public final class Engine implements AutoCloseable {
   private ToolCatalog build() {
     ToolCatalog next =
         ToolCatalog.build(
-            registry.list(), config.toolPrefix(), config.namespaceInNames(), config.selected());
+            registry.list(),
+            config.toolPrefix(),
+            config.namespaceInNames(),
+            config.toolNames() == McpToolNames.MODEL_SAFE,
+            config.selected());
     next.collisions().forEach(collision -> LOG.warn("MCP tool names: {}", collision));
     return next;
   }

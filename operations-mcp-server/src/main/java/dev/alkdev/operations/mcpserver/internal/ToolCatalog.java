@@ -61,6 +61,7 @@ final class ToolCatalog {
       List<OperationSpec> specs,
       String prefix,
       boolean namespaceInNames,
+      boolean modelSafe,
       Predicate<String> selected) {
     List<OperationSpec> sorted = new ArrayList<>(specs);
     sorted.sort(Comparator.comparing(OperationSpec::id));
@@ -71,6 +72,10 @@ final class ToolCatalog {
         continue;
       }
       String wanted = prefix + (namespaceInNames ? spec.id() : spec.name());
+      if (modelSafe) {
+        // Operation ids allow only [A-Za-z0-9_.-]: the dots (of the id or the prefix) go.
+        wanted = wanted.replace('.', '_');
+      }
       String name = fit(wanted);
       if (byName.containsKey(name)) {
         // Two ids map to one name (a cut, or a prefix). The later id gets its CRC appended; a

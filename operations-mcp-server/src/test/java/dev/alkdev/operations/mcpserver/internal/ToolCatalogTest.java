@@ -26,8 +26,8 @@ class ToolCatalogTest {
   void longNamesAreCutDeterministicallyAndKeepTheirIdInMeta() {
     String name = "a".repeat(40) + "." + "b".repeat(40);
     OperationSpec spec = spec("ns", name);
-    ToolCatalog first = ToolCatalog.build(List.of(spec), "", true, id -> true);
-    ToolCatalog second = ToolCatalog.build(List.of(spec), "", true, id -> true);
+    ToolCatalog first = ToolCatalog.build(List.of(spec), "", true, false, id -> true);
+    ToolCatalog second = ToolCatalog.build(List.of(spec), "", true, false, id -> true);
     McpTool tool = first.tools().get(0).tool();
     assertThat(tool.name())
         .hasSize(64)
@@ -45,7 +45,8 @@ class ToolCatalogTest {
   void collisionsAreRenamedAndReported() {
     // Without namespaces, x.echo and y.echo both want "echo".
     ToolCatalog catalog =
-        ToolCatalog.build(List.of(spec("y", "echo"), spec("x", "echo")), "", false, id -> true);
+        ToolCatalog.build(
+            List.of(spec("y", "echo"), spec("x", "echo")), "", false, false, id -> true);
     assertThat(catalog.tools())
         .extracting(t -> t.tool().operationId())
         .containsExactly("x.echo", "y.echo");
@@ -59,9 +60,28 @@ class ToolCatalogTest {
   }
 
   @Test
+  void modelSafeNamesUseOnlyLettersDigitsUnderscoreAndHyphenAndStayDistinct() {
+    // a.b_c and a_b.c are one name once the dots go: the later id gets its checksum.
+    List<OperationSpec> specs =
+        List.of(spec("a", "b_c"), spec("a_b", "c"), spec("ns", "x".repeat(70)), spec("k-8", "s"));
+    ToolCatalog catalog = ToolCatalog.build(specs, "gh.", true, true, id -> true);
+    assertThat(catalog.tools())
+        .allSatisfy(tool -> assertThat(tool.name()).matches("[A-Za-z0-9_-]{1,64}"));
+    assertThat(catalog.tools()).extracting(ToolCatalog.Tool::name).doesNotHaveDuplicates();
+    assertThat(catalog.byName("gh_a_b_c").spec().id()).isEqualTo("a.b_c");
+    assertThat(catalog.collisions()).singleElement().asString().contains("a_b.c");
+    // The same names whatever the order the operations came in.
+    List<OperationSpec> reversed = new java.util.ArrayList<>(specs);
+    java.util.Collections.reverse(reversed);
+    assertThat(ToolCatalog.build(reversed, "gh.", true, true, id -> true).tools())
+        .extracting(ToolCatalog.Tool::name)
+        .containsExactlyElementsOf(catalog.tools().stream().map(ToolCatalog.Tool::name).toList());
+  }
+
+  @Test
   void thePrefixCountsTowardTheLimit() {
     ToolCatalog catalog =
-        ToolCatalog.build(List.of(spec("ns", "n".repeat(60))), "github_", true, id -> true);
+        ToolCatalog.build(List.of(spec("ns", "n".repeat(60))), "github_", true, false, id -> true);
     assertThat(catalog.tools().get(0).name()).hasSize(64).startsWith("github_ns.");
   }
 
