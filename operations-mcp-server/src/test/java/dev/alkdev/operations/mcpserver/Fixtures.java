@@ -86,6 +86,8 @@ final class Fixtures {
             .type(OperationType.SUBSCRIPTION)
             .description("Counts from 1 to input.count")
             .inputSchema("{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"}}}")
+            .outputSchema(
+                "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}")
             .build(),
         Handler.emitter(
             (input, context, emitter) -> {

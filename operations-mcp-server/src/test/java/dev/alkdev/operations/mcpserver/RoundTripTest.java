@@ -91,7 +91,7 @@ class RoundTripTest {
 
   @Test
   void specsComeBackTheSame() {
-    for (String id : List.of("math.add", "text.echo", "slow.wait")) {
+    for (String id : List.of("math.add", "text.echo", "slow.wait", "feed.numbers")) {
       OperationSpec original = served.getSpec(id).orElseThrow();
       OperationSpec imported = back.getSpec("back." + id).orElseThrow();
       assertThat(imported.type()).as(id).isEqualTo(original.type());
@@ -156,12 +156,55 @@ class RoundTripTest {
   }
 
   @Test
-  void subscriptionItemsArriveAsProgress() throws Exception {
-    ResponseEnvelope<JsonNode> result =
-        back.execute("back.feed.numbers", Map.of("count", 3)).get(10, TimeUnit.SECONDS);
-    assertThat(result.data().get("items").size()).isEqualTo(3);
-    assertThat(progress).hasSize(3);
-    assertThat(progress.get(2).progress()).isEqualTo(3.0);
+  void aStreamComesBackAsAStreamWhoseItemsArriveAsTheyAreProduced() throws Exception {
+    CountDownLatch second = new CountDownLatch(1);
+    served.register(
+        OperationSpec.builder("feed", "gated")
+            .type(OperationType.SUBSCRIPTION)
+            .description("One item, then a second when let go")
+            .build(),
+        Handler.emitter(
+            (input, context, emitter) -> {
+              emitter.emit(Map.of("n", 1));
+              if (!second.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("never let go");
+              }
+              emitter.emit(Map.of("n", 2));
+            }));
+    awaitTool("back.feed.gated");
+    assertThat(back.getSpec("back.feed.gated").orElseThrow().type())
+        .isEqualTo(OperationType.SUBSCRIPTION);
+    java.util.concurrent.BlockingQueue<Object> seen =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    back.subscribe("back.feed.gated", Map.of())
+        .subscribe(
+            new java.util.concurrent.Flow.Subscriber<>() {
+              @Override
+              public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+              }
+
+              @Override
+              public void onNext(ResponseEnvelope<JsonNode> item) {
+                seen.add(item.data());
+              }
+
+              @Override
+              public void onError(Throwable error) {
+                seen.add(error);
+              }
+
+              @Override
+              public void onComplete() {
+                seen.add("complete");
+              }
+            });
+    // The first item comes while the handler still holds the second back.
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo(Fixtures.json("{\"n\":1}"));
+    second.countDown();
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo(Fixtures.json("{\"n\":2}"));
+    assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("complete");
+    assertThat(seen.poll(200, TimeUnit.MILLISECONDS)).as("nothing after the end").isNull();
   }
 
   @Test

@@ -349,6 +349,7 @@ public final class Engine implements AutoCloseable {
       }
       https.remove(this);
       transport.sessions().closeAll("The server is closing");
+      transport.shutdownPending();
       guard.stop();
       try {
         jetty.stop();

@@ -185,6 +185,40 @@ final class HttpExchange implements Exchange {
     return true;
   }
 
+  /**
+   * The endpoint is closing: what waits on this exchange is told it broke (a call is cancelled, a
+   * listen stream forgotten), and the answer ends now (a 503 if none had started), so the server's
+   * stop does not wait on it.
+   */
+  void shutdown() {
+    List<Runnable> listeners;
+    SseStream sse;
+    boolean json;
+    synchronized (this) {
+      if (state == State.DONE) {
+        return;
+      }
+      json = state == State.PENDING;
+      sse = stream;
+      state = State.DONE;
+      broken = true;
+      listeners = new ArrayList<>(brokenListeners);
+      brokenListeners.clear();
+    }
+    transport.settled(this);
+    listeners.forEach(Runnable::run);
+    if (json) {
+      HttpTransport.writeJson(
+          response,
+          callback,
+          503,
+          Json.bytes(Json.error(null, Json.INTERNAL_ERROR, "The server is closing", null)));
+    } else {
+      sse.close();
+      transport.streamEnded(sse);
+    }
+  }
+
   /** Whether the answer has not started: Jetty's idle timeout must not end a long call then. */
   synchronized boolean isPending() {
     return state == State.PENDING;

@@ -558,6 +558,16 @@ final class HttpTransport extends Handler.Abstract {
     return stream;
   }
 
+  /**
+   * The endpoint closes: every request still unanswered ends now (see {@link
+   * HttpExchange#shutdown}).
+   */
+  void shutdownPending() {
+    for (HttpExchange exchange : pending) {
+      exchange.shutdown();
+    }
+  }
+
   /** An exchange answered, cancelled or broken: no keep-alive tick needs it any more. */
   void settled(HttpExchange exchange) {
     pending.remove(exchange);

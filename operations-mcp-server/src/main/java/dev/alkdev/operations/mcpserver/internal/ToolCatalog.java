@@ -27,6 +27,7 @@ final class ToolCatalog {
 
   static final String META_OPERATION_ID = "dev.alkdev.operations/operationId";
   static final String META_INPUT_WRAPPED = "dev.alkdev.operations/inputWrappedAs";
+  static final String META_ITEM_SCHEMA = "dev.alkdev.operations/itemSchema";
   static final String WRAPPED_INPUT = "input";
 
   /** One tool: its spec, its JSON for tools/list, how its arguments become the input. */
@@ -157,6 +158,10 @@ final class ToolCatalog {
     meta.put("dev.alkdev.operations/type", spec.type().name());
     if (wraps) {
       meta.put(META_INPUT_WRAPPED, WRAPPED_INPUT);
+    }
+    if (spec.type() == OperationType.SUBSCRIPTION && !spec.outputSchema().isUnknown()) {
+      // A stream's output schema is its items'; MCP's outputSchema is the one result's.
+      meta.set(META_ITEM_SCHEMA, out);
     }
     List<HeaderValues.Param> headers =
         wraps ? List.of() : HeaderValues.params(json.path("inputSchema"));

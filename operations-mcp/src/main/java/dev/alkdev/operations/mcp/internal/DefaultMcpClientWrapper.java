@@ -7,6 +7,7 @@ import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationDefinition;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.Progress;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
@@ -78,7 +79,10 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
 
   /** Whom a call's progress goes to: the client's listener, and the call's own. */
   private record ProgressTarget(
-      String operationId, String requestId, Optional<Consumer<Progress>> listener) {}
+      String operationId,
+      String requestId,
+      Optional<Consumer<Progress>> listener,
+      Optional<Consumer<JsonNode>> items) {}
 
   private DefaultMcpClientWrapper(
       String name,
@@ -347,14 +351,99 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
         continue;
       }
       String toolName = tool.name();
-      Handler handler = Handler.async((input, context) -> call(spec, toolName, input, context));
+      Handler handler =
+          spec.type() == OperationType.SUBSCRIPTION
+              ? Handler.emitter(
+                  (input, context, emitter) -> stream(spec, toolName, input, context, emitter))
+              : Handler.async(
+                  (input, context) -> call(spec, toolName, input, context, Optional.empty()));
       map.put(toolName, new Tool(toolName, new OperationDefinition(spec, handler)));
     }
     return java.util.Collections.unmodifiableMap(map);
   }
 
+  /** The end of a stream's call: its result, or its failure. */
+  private record StreamEnd(ResponseEnvelope<JsonNode> result, Throwable failure) {}
+
+  /**
+   * A stream served by an operations server: each item arrives as a {@code notifications/progress}
+   * whose message is its JSON and is emitted at once; the final result ends the stream (and carries
+   * every item, so any that did not arrive as progress are emitted then; an error result fails the
+   * stream). Cancelling the subscription cancels the call.
+   */
+  private void stream(
+      OperationSpec spec,
+      String toolName,
+      JsonNode input,
+      OperationContext context,
+      dev.alkdev.operations.EmitterSubscriptionHandler.Emitter emitter)
+      throws Exception {
+    java.util.concurrent.BlockingQueue<Object> arrivals =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    CompletableFuture<ResponseEnvelope<JsonNode>> result =
+        call(spec, toolName, input, context, Optional.of(arrivals::add));
+    result.whenComplete((envelope, failure) -> arrivals.add(new StreamEnd(envelope, failure)));
+    int emitted = 0;
+    try {
+      while (true) {
+        Object next = arrivals.poll(100, TimeUnit.MILLISECONDS);
+        if (emitter.isCancelled()) {
+          result.cancel(true);
+          return;
+        }
+        if (next == null) {
+          continue;
+        }
+        if (next instanceof StreamEnd end) {
+          if (end.failure() != null) {
+            Throwable cause =
+                end.failure() instanceof java.util.concurrent.CompletionException c
+                        && c.getCause() != null
+                    ? c.getCause()
+                    : end.failure();
+            throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+          }
+          finish(spec, end.result(), emitted, emitter);
+          return;
+        }
+        emitter.emit(next);
+        emitted++;
+      }
+    } catch (InterruptedException e) {
+      result.cancel(true);
+      throw e;
+    }
+  }
+
+  /** The stream's final result: items not yet emitted, or its error. */
+  private static void finish(
+      OperationSpec spec,
+      ResponseEnvelope<JsonNode> envelope,
+      int emitted,
+      dev.alkdev.operations.EmitterSubscriptionHandler.Emitter emitter)
+      throws InterruptedException {
+    if (envelope.meta() instanceof dev.alkdev.operations.envelope.McpResponseMeta meta
+        && meta.isError()) {
+      String text =
+          meta.content().stream()
+              .filter(block -> block instanceof dev.alkdev.operations.envelope.McpContentBlock.Text)
+              .map(block -> ((dev.alkdev.operations.envelope.McpContentBlock.Text) block).text())
+              .findFirst()
+              .orElse("the stream failed");
+      throw CallError.of(ErrorCode.EXECUTION_ERROR, spec.id() + ": " + text);
+    }
+    JsonNode items = envelope.data().path("items");
+    for (int i = emitted; i < items.size(); i++) {
+      emitter.emit(items.get(i));
+    }
+  }
+
   private CompletableFuture<ResponseEnvelope<JsonNode>> call(
-      OperationSpec spec, String toolName, JsonNode input, OperationContext context) {
+      OperationSpec spec,
+      String toolName,
+      JsonNode input,
+      OperationContext context,
+      Optional<Consumer<JsonNode>> items) {
     CompletableFuture<ResponseEnvelope<JsonNode>> future = new CompletableFuture<>();
     if (closed) {
       future.completeExceptionally(
@@ -385,7 +474,8 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     String id = transport.newRequestId();
     progressTargets.put(
         id,
-        new ProgressTarget(spec.id(), context.requestId(), context.attribute(Progress.LISTENER)));
+        new ProgressTarget(
+            spec.id(), context.requestId(), context.attribute(Progress.LISTENER), items));
     inFlight.add(future);
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("name", toolName);
@@ -448,6 +538,20 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     }
     ProgressTarget target = progressTargets.get(note.progressToken().toString());
     if (target == null) {
+      return;
+    }
+    if (target.items().isPresent()) {
+      // A stream's progress is its items: the message is the item's JSON.
+      if (note.message() != null) {
+        try {
+          target.items().get().accept(ToolMapper.JSON.readTree(note.message()));
+        } catch (RuntimeException e) {
+          WARNINGS.warn(
+              "MCP server {}: a progress message of stream {} is not JSON; skipped",
+              name,
+              target.operationId());
+        }
+      }
       return;
     }
     double progress = note.progress() == null ? 0 : note.progress();

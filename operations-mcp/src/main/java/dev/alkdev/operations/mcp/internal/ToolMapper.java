@@ -54,11 +54,33 @@ public final class ToolMapper {
                 && Boolean.TRUE.equals(tool.annotations().idempotentHint()));
     return OperationSpec.builder(namespace, operationName(tool.name()))
         .description(description)
-        .type(readOnly ? OperationType.QUERY : OperationType.MUTATION)
+        .type(
+            isStream(tool)
+                ? OperationType.SUBSCRIPTION
+                : readOnly ? OperationType.QUERY : OperationType.MUTATION)
         .idempotent(idempotent)
         .inputSchema(schema(tool.inputSchema(), options))
-        .outputSchema(schema(tool.outputSchema(), options))
+        .outputSchema(schema(isStream(tool) ? itemSchema(tool) : tool.outputSchema(), options))
         .build();
+  }
+
+  /** The key of an operations server's tool {@code _meta} that names the operation's type. */
+  static final String META_TYPE = "dev.alkdev.operations/type";
+
+  /**
+   * Whether the tool is a stream: an operations server marks a SUBSCRIPTION's tool so, and sends
+   * each item as a {@code notifications/progress} whose message is the item's JSON (docs/mcp.md).
+   */
+  static boolean isStream(McpSchema.Tool tool) {
+    return tool.meta() != null && "SUBSCRIPTION".equals(tool.meta().get(META_TYPE));
+  }
+
+  /** A stream's item schema, which an operations server puts in the tool's {@code _meta}. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> itemSchema(McpSchema.Tool tool) {
+    return tool.meta().get("dev.alkdev.operations/itemSchema") instanceof Map<?, ?> schema
+        ? (Map<String, Object>) schema
+        : null;
   }
 
   private static Schema schema(Map<String, Object> schema, SchemaOptions options) {
