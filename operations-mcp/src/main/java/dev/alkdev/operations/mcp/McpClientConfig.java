@@ -46,6 +46,7 @@ public sealed interface McpClientConfig {
    * @param args its arguments
    * @param env variables added to (or replacing) the inherited environment
    * @param cwd the working directory, the current one when empty
+   * @param era which era of MCP to speak: {@link Era#AUTO} (the default) asks the server
    */
   record Stdio(
       String command,
@@ -53,7 +54,8 @@ public sealed interface McpClientConfig {
       Map<String, String> env,
       Optional<String> cwd,
       Duration initializeTimeout,
-      Duration requestTimeout)
+      Duration requestTimeout,
+      Era era)
       implements McpClientConfig {
     public Stdio {
       Objects.requireNonNull(command, "command");
@@ -63,6 +65,7 @@ public sealed interface McpClientConfig {
       args = List.copyOf(args);
       env = Map.copyOf(env);
       Objects.requireNonNull(cwd, "cwd");
+      Objects.requireNonNull(era, "era");
       checkPositive(initializeTimeout, "initializeTimeout");
       checkPositive(requestTimeout, "requestTimeout");
     }
@@ -75,6 +78,7 @@ public sealed interface McpClientConfig {
       private String cwd;
       private Duration initializeTimeout = DEFAULT_INITIALIZE_TIMEOUT;
       private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+      private Era era = Era.AUTO;
 
       private Builder(String command) {
         this.command = Objects.requireNonNull(command, "command");
@@ -114,9 +118,15 @@ public sealed interface McpClientConfig {
         return this;
       }
 
+      /** Which era of MCP to speak; {@link Era#AUTO} by default. */
+      public Builder era(Era era) {
+        this.era = Objects.requireNonNull(era, "era");
+        return this;
+      }
+
       public Stdio build() {
         return new Stdio(
-            command, args, env, Optional.ofNullable(cwd), initializeTimeout, requestTimeout);
+            command, args, env, Optional.ofNullable(cwd), initializeTimeout, requestTimeout, era);
       }
     }
   }
@@ -191,15 +201,16 @@ public sealed interface McpClientConfig {
   }
 
   /**
-   * The two eras of MCP over streamable HTTP: 2025 (revisions up to 2025-11-25: an {@code
-   * initialize} handshake and a session) and modern (2026-07-28: no handshake, every request
-   * carries its revision and the client's capabilities).
+   * The two eras of MCP: 2025 (revisions up to 2025-11-25: an {@code initialize} handshake and a
+   * session, or the process over stdio) and modern (2026-07-28: no handshake, every request carries
+   * its revision and the client's capabilities).
    */
   enum Era {
     /**
      * Ask the server: a modern {@code server/discover} first, falling back to {@code initialize}
-     * when the answer is not a modern one, as the revision says. A server found to speak only 2025
-     * is remembered for this process, so later connections skip the probe.
+     * when the answer is not a modern one (over stdio also when none comes within a few seconds),
+     * as the revision says. An HTTP server found to speak only 2025 is remembered for this process,
+     * so later connections skip the probe.
      */
     AUTO,
     /** Only 2025: {@code initialize}, then a session. */

@@ -129,7 +129,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     Optional<StdioProcessTransport> stdio = Optional.empty();
     McpClientTransport raw;
     if (config instanceof McpClientConfig.Stdio s) {
-      StdioProcessTransport t = new StdioProcessTransport(name, s, mapper);
+      StdioProcessTransport t = new StdioProcessTransport(name, s, mapper, options.inputHandler());
       stdio = Optional.of(t);
       raw = t;
     } else {
@@ -594,7 +594,8 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
 
   @Override
   public String protocolVersion() {
-    if (http.isPresent() && http.get().isModern()) {
+    if ((http.isPresent() && http.get().isModern())
+        || (stdio.isPresent() && stdio.get().isModern())) {
       return ModernWire.VERSION;
     }
     McpAsyncClient c = client;

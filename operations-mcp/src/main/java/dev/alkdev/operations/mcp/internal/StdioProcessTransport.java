@@ -2,6 +2,7 @@ package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
+import dev.alkdev.operations.mcp.McpInputHandler;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,8 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * MCP over a child process's stdin/stdout: newline-delimited JSON-RPC. Our own rather than the
@@ -81,11 +85,38 @@ public final class StdioProcessTransport implements McpClientTransport {
   private volatile Process process;
   private volatile OutputStream stdin;
 
+  /** The era this process speaks; decided at initialize under {@code Era.AUTO}. */
+  private volatile McpClientConfig.Era era;
+
+  private final ModernSession modern;
+  private volatile Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>>
+      sdkHandler;
+
+  /** The answer to the modern probe, while one is awaited. */
+  private volatile CompletableFuture<JsonNode> probe;
+
+  private static final String PROBE_ID = CallTrackingTransport.OWN_ID_PREFIX + "discover";
+
   public StdioProcessTransport(
-      String serverName, McpClientConfig.Stdio config, McpJsonMapper mapper) {
+      String serverName,
+      McpClientConfig.Stdio config,
+      McpJsonMapper mapper,
+      Optional<McpInputHandler> inputHandler) {
     this.serverName = serverName;
     this.config = config;
     this.mapper = mapper;
+    this.era = config.era();
+    this.modern =
+        new ModernSession(
+            serverName,
+            inputHandler,
+            json -> dispatch(json, sdkHandler),
+            (original, retry) -> write(retry.toString()));
+  }
+
+  /** Whether this process speaks 2026-07-28. */
+  boolean isModern() {
+    return era == McpClientConfig.Era.MODERN;
   }
 
   /** Completes with a reason when the process's stdout ended or the transport was closed. */
@@ -106,6 +137,7 @@ public final class StdioProcessTransport implements McpClientTransport {
 
   private void start(
       Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
+    this.sdkHandler = handler;
     List<String> command = new ArrayList<>();
     command.add(config.command());
     command.addAll(config.args());
@@ -196,6 +228,25 @@ public final class StdioProcessTransport implements McpClientTransport {
     String trimmed = line.strip();
     if (trimmed.isEmpty()) {
       return;
+    }
+    CompletableFuture<JsonNode> awaitingProbe = probe;
+    if (awaitingProbe != null && trimmed.contains(PROBE_ID)) {
+      try {
+        JsonNode answer = ToolMapper.JSON.readTree(trimmed);
+        if (PROBE_ID.equals(answer.path("id").asString(""))) {
+          awaitingProbe.complete(answer);
+          return;
+        }
+      } catch (RuntimeException e) {
+        // not the probe's answer: read on
+      }
+    }
+    if (era == McpClientConfig.Era.MODERN) {
+      ModernSession.Incoming incoming = modern.incoming(trimmed);
+      if (incoming.json() == null) {
+        return;
+      }
+      trimmed = incoming.json();
     }
     McpSchema.JSONRPCMessage message;
     try {
@@ -332,23 +383,150 @@ public final class StdioProcessTransport implements McpClientTransport {
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
     return Mono.fromRunnable(
         () -> {
-          OutputStream out = stdin;
-          if (out == null || closed.isDone()) {
-            throw new IllegalStateException(
-                "MCP server " + serverName + " is not running" + closed.getNow(""));
-          }
-          try {
-            byte[] bytes =
-                (mapper.writeValueAsString(message) + "\n").getBytes(StandardCharsets.UTF_8);
-            synchronized (writeLock) {
-              out.write(bytes);
-              out.flush();
-            }
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(
-                "Writing to MCP server " + serverName + " failed", e);
+          if (message instanceof McpSchema.JSONRPCRequest request
+              && McpSchema.METHOD_INITIALIZE.equals(request.method())
+              && era != McpClientConfig.Era.LEGACY) {
+            open(request, true);
+          } else if (era == McpClientConfig.Era.MODERN) {
+            sendModern(message);
+          } else {
+            write(json(message));
           }
         });
+  }
+
+  /**
+   * The SDK's initialize, under AUTO or MODERN: a modern {@code server/discover} first, as the
+   * revision's stdio probe. A modern answer makes the process modern and the SDK gets an initialize
+   * result made from it; a -32022 that lists 2026-07-28 gets one more probe; any other answer, or
+   * none within a few seconds, sends the initialize itself, unless the config asks for the modern
+   * era only.
+   */
+  private void open(McpSchema.JSONRPCRequest initialize, boolean mayRetry) {
+    JsonNode asked = ToolMapper.JSON.readTree(json(initialize.params()));
+    modern.initializing(asked);
+    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+    probe = answer;
+    write(
+        modern
+            .ownRequest(PROBE_ID, "server/discover", ToolMapper.JSON.createObjectNode())
+            .toString());
+    long wait = Math.max(500, Math.min(config.initializeTimeout().toMillis() / 2, 5_000));
+    answer
+        .orTimeout(wait, TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (reply, failure) -> {
+              probe = null;
+              JsonNode result = reply == null ? null : reply.get("result");
+              if (result != null
+                  && result.path("supportedVersions").toString().contains(ModernWire.VERSION)) {
+                era = McpClientConfig.Era.MODERN;
+                dispatch(
+                    ModernSession.initializeResult(initialize.id(), asked, result, serverName),
+                    sdkHandler);
+                if (result.at("/capabilities/tools/listChanged").asBoolean(false)) {
+                  ObjectNode params = ToolMapper.JSON.createObjectNode();
+                  params.putObject("notifications").put("toolsListChanged", true);
+                  write(
+                      modern
+                          .ownRequest(
+                              CallTrackingTransport.OWN_ID_PREFIX + "listen",
+                              "subscriptions/listen",
+                              params)
+                          .toString());
+                }
+                return;
+              }
+              if (mayRetry
+                  && reply != null
+                  && ModernWire.isModernError(reply)
+                  && reply.at("/error/data/supported").toString().contains(ModernWire.VERSION)) {
+                open(initialize, false);
+                return;
+              }
+              if (config.era() == McpClientConfig.Era.MODERN) {
+                ObjectNode error = ToolMapper.JSON.createObjectNode();
+                error.put("jsonrpc", "2.0");
+                error.set("id", ToolMapper.JSON.valueToTree(initialize.id()));
+                error
+                    .putObject("error")
+                    .put("code", McpSchema.ErrorCodes.INTERNAL_ERROR)
+                    .put(
+                        "message",
+                        "MCP server "
+                            + serverName
+                            + " does not speak MCP "
+                            + ModernWire.VERSION
+                            + (reply == null
+                                ? " (no answer to server/discover)"
+                                : " (server/discover answered " + cut(reply.toString()) + ")"));
+                dispatch(error.toString(), sdkHandler);
+                return;
+              }
+              era = McpClientConfig.Era.LEGACY;
+              try {
+                write(json(initialize));
+              } catch (RuntimeException e) {
+                LOG.debug("Sending initialize to MCP server {} failed", serverName, e);
+              }
+            });
+  }
+
+  /**
+   * A message in the modern era: a request goes out with its metadata; {@code
+   * notifications/cancelled} is stdio's cancellation and goes as it is; ping (which the revision
+   * removed) is answered here, and the SDK's other notifications have no modern counterpart.
+   */
+  private void sendModern(McpSchema.JSONRPCMessage message) {
+    if (message instanceof McpSchema.JSONRPCNotification n) {
+      if (CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())) {
+        if (n.params() instanceof Map<?, ?> params) {
+          modern.forget(params.get("requestId"));
+        }
+        write(json(message));
+      }
+      return;
+    }
+    if (message instanceof McpSchema.JSONRPCRequest request) {
+      if (McpSchema.METHOD_PING.equals(request.method())) {
+        ObjectNode pong = ToolMapper.JSON.createObjectNode();
+        pong.put("jsonrpc", "2.0");
+        pong.set("id", ToolMapper.JSON.valueToTree(request.id()));
+        pong.putObject("result");
+        dispatch(pong.toString(), sdkHandler);
+        return;
+      }
+      ObjectNode body = (ObjectNode) ToolMapper.JSON.readTree(json(message));
+      write(modern.outgoing(body).toString());
+      return;
+    }
+    write(json(message));
+  }
+
+  private String json(Object sdkObject) {
+    try {
+      return mapper.writeValueAsString(sdkObject);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Writes one line to the server's stdin. */
+  private void write(String line) {
+    OutputStream out = stdin;
+    if (out == null || closed.isDone()) {
+      throw new IllegalStateException(
+          "MCP server " + serverName + " is not running" + closed.getNow(""));
+    }
+    try {
+      byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+      synchronized (writeLock) {
+        out.write(bytes);
+        out.flush();
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Writing to MCP server " + serverName + " failed", e);
+    }
   }
 
   @Override

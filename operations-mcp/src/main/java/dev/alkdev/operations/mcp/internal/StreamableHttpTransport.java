@@ -4,7 +4,6 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpInputHandler;
-import dev.alkdev.operations.mcp.McpInputRequest;
 import dev.alkdev.operations.sse.SseLimits;
 import dev.alkdev.operations.sse.SseParser;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -18,12 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -104,36 +101,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** The era this connection speaks; decided at initialize under {@code Era.AUTO}. */
   private volatile McpClientConfig.Era era;
 
-  /** What the client declared in initialize, sent in every modern request's metadata. */
-  private volatile ObjectNode capabilities = ToolMapper.JSON.createObjectNode();
-
-  private volatile ObjectNode clientInfo = ToolMapper.JSON.createObjectNode();
-
-  private final Optional<McpInputHandler> inputHandler;
-
-  /**
-   * Modern tool calls awaiting their result, by the id the caller knows, with the request as sent
-   * (the body of a retry when the server asks for input) and the rounds so far.
-   */
-  private final Map<Object, InputRounds> awaiting = new ConcurrentHashMap<>();
-
-  /** A retry's id to the id of the call it continues. */
-  private final Map<Object, Object> retries = new ConcurrentHashMap<>();
-
-  /** The most input rounds one call may take before it is failed. */
-  private static final int MAX_INPUT_ROUNDS = 10;
-
-  private static final class InputRounds {
-    final ObjectNode request;
-    int rounds;
-
-    InputRounds(ObjectNode request) {
-      this.request = request;
-    }
-  }
-
-  /** The tools' parameters mirrored into headers, from the last tools/list (modern). */
-  private final Map<String, List<ModernWire.Param>> toolParams = new ConcurrentHashMap<>();
+  /** What the modern era keeps: metadata, mirrored parameters, calls in input rounds. */
+  private final ModernSession modern;
 
   public StreamableHttpTransport(
       String serverName,
@@ -141,7 +110,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       McpJsonMapper mapper,
       Optional<McpInputHandler> inputHandler) {
     this.serverName = serverName;
-    this.inputHandler = inputHandler;
+    this.modern = new ModernSession(serverName, inputHandler, this::dispatch, this::sendRetry);
     this.config = config;
     this.mapper = mapper;
     Duration longer =
@@ -214,13 +183,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private void open(
       McpSchema.JSONRPCRequest initialize, reactor.core.publisher.MonoSink<Void> sink) {
     initializeId = initialize.id();
-    JsonNode asked = tree(initialize.params());
-    if (asked.get("capabilities") instanceof ObjectNode declared) {
-      capabilities = declared;
-    }
-    if (asked.get("clientInfo") instanceof ObjectNode info) {
-      clientInfo = info;
-    }
+    modern.initializing(tree(initialize.params()));
     probe(initialize, sink, true);
   }
 
@@ -232,11 +195,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
       McpSchema.JSONRPCRequest initialize,
       reactor.core.publisher.MonoSink<Void> sink,
       boolean mayRetry) {
-    ObjectNode discover = ToolMapper.JSON.createObjectNode();
-    discover.put("jsonrpc", "2.0");
-    discover.put("id", CallTrackingTransport.OWN_ID_PREFIX + "discover");
-    discover.put("method", "server/discover");
-    ModernWire.addMeta(discover, capabilities, clientInfo);
+    ObjectNode discover =
+        modern.ownRequest(
+            CallTrackingTransport.OWN_ID_PREFIX + "discover",
+            "server/discover",
+            ToolMapper.JSON.createObjectNode());
     Request post = modernPost(discover).idleTimeout(sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
     new org.eclipse.jetty.client.CompletableResponseListener(post, MAX_MESSAGE_BYTES)
         .send()
@@ -251,7 +214,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
               if (result != null
                   && result.path("supportedVersions").toString().contains(ModernWire.VERSION)) {
                 era = McpClientConfig.Era.MODERN;
-                dispatch(initializeResult(initialize, result));
+                dispatch(
+                    ModernSession.initializeResult(
+                        initialize.id(), tree(initialize.params()), result, serverName));
                 sink.success();
                 if (result.at("/capabilities/tools/listChanged").asBoolean(false)) {
                   startListening();
@@ -322,35 +287,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
     }
   }
 
-  /** The SDK's initialize answered from a modern server's discover result. */
-  private String initializeResult(McpSchema.JSONRPCRequest initialize, JsonNode discovered) {
-    ObjectNode message = ToolMapper.JSON.createObjectNode();
-    message.put("jsonrpc", "2.0");
-    message.set("id", ToolMapper.JSON.valueToTree(initialize.id()));
-    ObjectNode result = message.putObject("result");
-    // The SDK checks the version against its own list: its own, as the handshake would agree.
-    result.put(
-        "protocolVersion",
-        tree(initialize.params())
-            .path("protocolVersion")
-            .asString(io.modelcontextprotocol.spec.ProtocolVersions.MCP_2025_11_25));
-    result.set(
-        "capabilities",
-        discovered.get("capabilities") instanceof ObjectNode caps
-            ? caps
-            : ToolMapper.JSON.createObjectNode());
-    JsonNode info = discovered.path("_meta").get(ModernWire.SERVER_INFO);
-    if (info != null && info.isObject()) {
-      result.set("serverInfo", info);
-    } else {
-      result.putObject("serverInfo").put("name", serverName).put("version", "unknown");
-    }
-    if (discovered.get("instructions") != null && discovered.get("instructions").isString()) {
-      result.set("instructions", discovered.get("instructions"));
-    }
-    return message.toString();
-  }
-
   /**
    * A message in the modern era: a request goes out with its metadata and mirrored headers and no
    * session; the SDK's notifications have no modern counterpart over HTTP (closing the request's
@@ -361,7 +297,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     if (message instanceof McpSchema.JSONRPCNotification n) {
       if (CallTrackingTransport.METHOD_NOTIFICATION_CANCELLED.equals(n.method())
           && n.params() instanceof Map<?, ?> params) {
-        awaiting.remove(params.get("requestId"));
+        modern.forget(params.get("requestId"));
         endOpenPost(params.get("requestId"));
       }
       sink.success();
@@ -380,12 +316,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
       sink.success();
       return;
     }
-    ObjectNode body = (ObjectNode) tree(request);
-    ModernWire.addMeta(body, capabilities, clientInfo);
+    ObjectNode body = modern.outgoing((ObjectNode) tree(request));
     Object requestId = request.id();
-    if (McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
-      awaiting.put(requestId, new InputRounds(body.deepCopy()));
-    }
     boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
     Request post =
         modernPost(body).idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
@@ -397,7 +329,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
             (status, failure) -> {
               openPosts.remove(requestId, post);
               if (failure != null) {
-                awaiting.remove(requestId);
+                modern.forget(requestId);
                 sink.error(failure);
               } else {
                 sink.success();
@@ -421,7 +353,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
 
   /** A modern POST: the body, the revision's headers, the config's headers, no session. */
   private Request modernPost(ObjectNode body) {
-    Map<String, String> mirrored = ModernWire.headers(body, toolParams);
+    Map<String, String> mirrored = modern.headers(body);
     return http.newRequest(config.url())
         .method(HttpMethod.POST)
         .headers(
@@ -544,189 +476,12 @@ public final class StreamableHttpTransport implements McpClientTransport {
     return message;
   }
 
-  /**
-   * A modern server's message before the SDK reads it. A tools/list result gives the tools'
-   * mirrored parameters, and a tool whose {@code x-mcp-header} annotations break the revision's
-   * rules is left out, as the revision requires (with a warning saying why). A call's result that
-   * asks for input starts the next round instead of reaching the SDK, and a retry's final answer
-   * goes to the SDK under the id it knows.
-   *
-   * @return what the SDK gets (null: nothing), and the id of the request the message answers
-   */
-  private Modernised fromModern(String json) {
-    JsonNode parsed;
-    try {
-      parsed = ToolMapper.JSON.readTree(json);
-    } catch (RuntimeException e) {
-      return new Modernised(json, null); // dispatch says it is not JSON-RPC
-    }
-    if (!(parsed instanceof ObjectNode message)) {
-      return new Modernised(json, null);
-    }
-    if ("notifications/subscriptions/acknowledged".equals(message.path("method").asString(""))) {
-      return new Modernised(null, null); // the listen stream is open; nothing for the SDK
-    }
-    JsonNode idNode = message.get("id");
-    Object id = idNode == null || idNode.isNull() ? null : idValue(idNode);
-    if (id == null || !(message.has("result") || message.has("error"))) {
-      return new Modernised(json, null);
-    }
-    Object original = retries.getOrDefault(id, id);
-    JsonNode result = message.get("result");
-    if (result != null && "input_required".equals(result.path("resultType").asString(""))) {
-      InputRounds rounds = awaiting.get(original);
-      if (rounds != null) {
-        nextRound(original, rounds, result);
-        return new Modernised(null, id);
-      }
-    }
-    retries.remove(id);
-    awaiting.remove(original);
-    boolean changed = false;
-    if (!original.equals(id)) {
-      message.set("id", ToolMapper.JSON.valueToTree(original));
-      changed = true;
-    }
-    if (result != null
-        && result.get("tools") instanceof tools.jackson.databind.node.ArrayNode tools) {
-      changed |= mirroredParams(tools);
-    }
-    return new Modernised(changed ? message.toString() : json, id);
-  }
-
-  /** What a modern message becomes for the SDK, and the id of the request it answers. */
-  private record Modernised(String json, Object answers) {}
-
-  private static Object idValue(JsonNode id) {
-    return id.isIntegralNumber() ? (Object) id.asInt() : id.asString();
-  }
-
-  /** Takes the tools' mirrored parameters; leaves out the tools with invalid annotations. */
-  private boolean mirroredParams(tools.jackson.databind.node.ArrayNode tools) {
-    boolean changed = false;
-    for (int i = tools.size() - 1; i >= 0; i--) {
-      JsonNode tool = tools.get(i);
-      String name = tool.path("name").asString("");
-      ModernWire.ToolHeaders headers = ModernWire.toolHeaders(tool.path("inputSchema"));
-      if (headers.invalid().isPresent()) {
-        WARNINGS.warn(
-            "MCP server {}: tool {} left out: {}", serverName, name, headers.invalid().get());
-        tools.remove(i);
-        toolParams.remove(name);
-        changed = true;
-      } else if (headers.params().isEmpty()) {
-        toolParams.remove(name);
-      } else {
-        toolParams.put(name, headers.params());
-      }
-    }
-    return changed;
-  }
-
-  /**
-   * The server asked for input: every request of the round goes to the input handler, and when all
-   * are answered the call is sent again, with a new id, the answers and the server's {@code
-   * requestState} exactly as it came. Without a handler, or past the rounds allowed, the call fails
-   * saying what was asked.
-   */
-  private void nextRound(Object original, InputRounds rounds, JsonNode asked) {
-    JsonNode requests = asked.path("inputRequests");
-    String tool = rounds.request.path("params").path("name").asString("");
-    String what = describe(requests);
-    if (inputHandler.isEmpty()) {
-      failCall(
-          original,
-          "MCP server "
-              + serverName
-              + " asks for input during the call ("
-              + what
-              + ") and this client has no input handler (McpClientOptions.inputHandler)");
-      return;
-    }
-    if (++rounds.rounds > MAX_INPUT_ROUNDS || !requests.isObject() || requests.isEmpty()) {
-      failCall(
-          original,
-          "MCP server "
-              + serverName
-              + (requests.isObject() && !requests.isEmpty()
-                  ? " asked for input more than " + MAX_INPUT_ROUNDS + " times in one call"
-                  : " asked for input without saying what"));
-      return;
-    }
-    Map<String, CompletableFuture<JsonNode>> answers = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> entry : requests.properties()) {
-      JsonNode request = entry.getValue();
-      CompletableFuture<JsonNode> answer;
-      try {
-        answer =
-            inputHandler
-                .get()
-                .answer(
-                    new McpInputRequest(
-                        serverName,
-                        tool,
-                        request.path("method").asString(""),
-                        request.path("params").isObject()
-                            ? request.get("params")
-                            : ToolMapper.JSON.createObjectNode()));
-      } catch (RuntimeException e) {
-        answer = CompletableFuture.failedFuture(e);
-      }
-      answers.put(entry.getKey(), answer);
-    }
-    CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new))
-        .whenComplete(
-            (ok, failure) -> {
-              if (failure != null) {
-                Throwable cause =
-                    failure instanceof java.util.concurrent.CompletionException
-                            && failure.getCause() != null
-                        ? failure.getCause()
-                        : failure;
-                failCall(
-                    original,
-                    "The input handler could not answer MCP server "
-                        + serverName
-                        + " ("
-                        + what
-                        + "): "
-                        + cause.getMessage());
-                return;
-              }
-              ObjectNode retry = rounds.request.deepCopy();
-              String retryId = original + "-input-" + rounds.rounds;
-              retry.put("id", retryId);
-              ObjectNode params = (ObjectNode) retry.get("params");
-              ObjectNode responses = params.putObject("inputResponses");
-              answers.forEach((key, answer) -> responses.set(key, answer.join()));
-              JsonNode state = asked.get("requestState");
-              if (state != null && state.isString()) {
-                params.set("requestState", state);
-              }
-              retries.put(retryId, original);
-              sendRetry(original, retryId, retry);
-            });
-  }
-
-  private static String describe(JsonNode requests) {
-    List<String> parts = new ArrayList<>();
-    if (requests.isObject()) {
-      for (Map.Entry<String, JsonNode> entry : requests.properties()) {
-        JsonNode request = entry.getValue();
-        String message = request.path("params").path("message").asString("");
-        parts.add(
-            request.path("method").asString("?")
-                + (message.isEmpty() ? "" : ": \"" + cut(message) + "\""));
-      }
-    }
-    return parts.isEmpty() ? "nothing named" : String.join("; ", parts);
-  }
-
   /** A call's next round, on its own POST; a cancel of the call ends it. */
-  private void sendRetry(Object original, String retryId, ObjectNode body) {
-    if (closed || !awaiting.containsKey(original)) {
-      retries.remove(retryId);
-      return; // cancelled or closed meanwhile
+  private void sendRetry(Object original, ObjectNode body) {
+    String retryId = body.path("id").asString();
+    if (closed || !modern.isAwaiting(original)) {
+      modern.roundFailed(original, retryId, "the client closed");
+      return;
     }
     Request post = modernPost(body).idleTimeout(0, TimeUnit.MILLISECONDS);
     openPosts.put(original, post);
@@ -737,27 +492,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
             (status, failure) -> {
               openPosts.remove(original, post);
               if (failure != null) {
-                retries.remove(retryId);
-                if (awaiting.containsKey(original)) {
-                  failCall(
-                      original,
-                      "MCP server "
-                          + serverName
-                          + ": the call's next round failed: "
-                          + failure.getMessage());
-                }
+                modern.roundFailed(original, retryId, failure.getMessage());
               }
             }));
-  }
-
-  /** Fails a call by handing the SDK side an error answer under its id. */
-  private void failCall(Object original, String why) {
-    awaiting.remove(original);
-    ObjectNode error = ToolMapper.JSON.createObjectNode();
-    error.put("jsonrpc", "2.0");
-    error.set("id", ToolMapper.JSON.valueToTree(original));
-    error.putObject("error").put("code", McpSchema.ErrorCodes.INTERNAL_ERROR).put("message", why);
-    dispatch(error.toString());
   }
 
   /**
@@ -772,12 +509,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
     listening = true;
     Request get;
     if (era == McpClientConfig.Era.MODERN) {
-      ObjectNode listen = ToolMapper.JSON.createObjectNode();
-      listen.put("jsonrpc", "2.0");
-      listen.put("id", CallTrackingTransport.OWN_ID_PREFIX + "listen");
-      listen.put("method", "subscriptions/listen");
-      listen.putObject("params").putObject("notifications").put("toolsListChanged", true);
-      ModernWire.addMeta(listen, capabilities, clientInfo);
+      ObjectNode params = ToolMapper.JSON.createObjectNode();
+      params.putObject("notifications").put("toolsListChanged", true);
+      ObjectNode listen =
+          modern.ownRequest(
+              CallTrackingTransport.OWN_ID_PREFIX + "listen", "subscriptions/listen", params);
       get = modernPost(listen).idleTimeout(0, TimeUnit.MILLISECONDS);
     } else {
       get =
@@ -859,12 +595,12 @@ public final class StreamableHttpTransport implements McpClientTransport {
         return; // e.g. the empty event a server sends first to prime resumption
       }
       if (era == McpClientConfig.Era.MODERN) {
-        Modernised modern = fromModern(json);
-        if (requestId != null && requestId.equals(modern.answers())) {
+        ModernSession.Incoming incoming = modern.incoming(json);
+        if (requestId != null && requestId.equals(incoming.answers())) {
           answered = true;
         }
-        if (modern.json() != null) {
-          dispatch(modern.json());
+        if (incoming.json() != null) {
+          dispatch(incoming.json());
         }
         return;
       }
