@@ -111,6 +111,7 @@ public final class McpServer implements AutoCloseable {
     private String toolPrefix = "";
     private boolean namespaceInNames = true;
     private McpToolNames toolNames = McpToolNames.STANDARD;
+    private McpTelemetry telemetry;
     private final List<String> includes = new ArrayList<>();
     private final List<String> excludes = new ArrayList<>();
     private Duration defaultDeadline = Duration.ofMinutes(5);
@@ -179,6 +180,15 @@ public final class McpServer implements AutoCloseable {
      */
     public Builder toolNames(McpToolNames toolNames) {
       this.toolNames = Objects.requireNonNull(toolNames, "toolNames");
+      return this;
+    }
+
+    /**
+     * OpenTelemetry's MCP spans and metrics for every request ({@link McpTelemetry}); none by
+     * default.
+     */
+    public Builder telemetry(McpTelemetry telemetry) {
+      this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
       return this;
     }
 
@@ -367,7 +377,10 @@ public final class McpServer implements AutoCloseable {
               Optional.ofNullable(authenticator),
               Optional.ofNullable(resourceMetadata),
               stdioIdentity,
-              idleTimeout);
+              idleTimeout,
+              telemetry == null
+                  ? dev.alkdev.operations.mcpserver.internal.RequestObserver.NONE
+                  : telemetry.observer());
       return new McpServer(new Engine(server, config));
     }
 

@@ -35,4 +35,5 @@ public record Config(
     Optional<McpAuthenticator> authenticator,
     Optional<McpResourceMetadata> resourceMetadata,
     Identity stdioIdentity,
-    Duration idleTimeout) {}
+    Duration idleTimeout,
+    RequestObserver observer) {}

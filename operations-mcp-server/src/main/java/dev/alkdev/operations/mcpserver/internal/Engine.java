@@ -75,7 +75,8 @@ public final class Engine implements AutoCloseable {
             config.maxItemBytes(),
             config.pageSize(),
             config.authenticator().isPresent(),
-            new Listens(config.maxSessions(), config.maxSessionsPerClient()));
+            new Listens(config.maxSessions(), config.maxSessionsPerClient()),
+            config.observer());
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {

@@ -396,7 +396,7 @@ final class HttpTransport extends Handler.Abstract {
           "Not Acceptable: subscriptions/listen answers as a text/event-stream");
       return;
     }
-    Session session = new Session("stateless", identity, clientOf(request, identity));
+    Session session = new Session(Session.STATELESS, identity, clientOf(request, identity));
     session.opened = true;
     HttpExchange exchange = new HttpExchange(this, response, callback, acceptsSse, true);
     pending.add(exchange);

@@ -56,6 +56,7 @@ public final class Protocol {
   private final int pageSize;
   private final boolean privateLists;
   final Listens listens;
+  private final RequestObserver observer;
   private final Running running = new Running();
   private volatile boolean draining;
 
@@ -103,7 +104,8 @@ public final class Protocol {
       long maxItemBytes,
       int pageSize,
       boolean privateLists,
-      Listens listens) {
+      Listens listens,
+      RequestObserver observer) {
     this.server = server;
     this.catalog = catalog;
     this.serverName = serverName;
@@ -115,6 +117,7 @@ public final class Protocol {
     this.pageSize = pageSize;
     this.privateLists = privateLists;
     this.listens = listens;
+    this.observer = observer;
   }
 
   /**
@@ -182,10 +185,13 @@ public final class Protocol {
    * Handles a legacy (2025) request; its answer goes to {@code exchange}, now or when the call
    * ends. Before initialize only initialize and ping are served.
    */
-  void request(Session session, JsonNode message, Exchange exchange) {
+  void request(Session session, JsonNode message, Exchange transport) {
     JsonNode id = message.get("id");
     String method = message.get("method").asString();
     JsonNode params = message.path("params");
+    RequestObserver.Observation observation =
+        observe(session, method, params, id, session.protocolVersion);
+    Exchange exchange = observed(transport, observation);
     try {
       if (!session.opened && !method.equals("initialize") && !method.equals("ping")) {
         exchange.reply(
@@ -205,7 +211,8 @@ public final class Protocol {
         case "initialize" -> exchange.reply(Json.result(id, initialize(session, params)));
         case "ping" -> exchange.reply(Json.result(id, Json.object()));
         case "tools/list" -> exchange.reply(toolsList(session, id, params));
-        case "tools/call" -> toolsCall(session, id, params, exchange, Optional.empty());
+        case "tools/call" ->
+            toolsCall(session, id, params, exchange, Optional.empty(), observation);
         case "logging/setLevel" -> exchange.reply(setLevel(session, id, params));
         default ->
             exchange.reply(
@@ -227,12 +234,15 @@ public final class Protocol {
     String method = message.get("method").asString();
     JsonNode params = message.path("params");
     Modern.Meta meta = Modern.meta(message);
-    Exchange exchange = new ModernExchange(transport, serverInfo());
+    RequestObserver.Observation observation =
+        observe(session, method, params, id, meta.protocolVersion());
+    Exchange exchange = new ModernExchange(observed(transport, observation), serverInfo());
     try {
       switch (method) {
         case "server/discover" -> exchange.reply(Json.result(id, discover()));
         case "tools/list" -> exchange.reply(cacheable(toolsList(session, id, params)));
-        case "tools/call" -> toolsCall(session, id, params, exchange, Optional.of(meta));
+        case "tools/call" ->
+            toolsCall(session, id, params, exchange, Optional.of(meta), observation);
         case "subscriptions/listen" -> listens.listen(session, id, params, exchange);
         default ->
             exchange.reply(
@@ -246,6 +256,33 @@ public final class Protocol {
       HANDLER_FAILED.warn("MCP request {} failed", method, e);
       exchange.reply(Json.error(id, Json.INTERNAL_ERROR, "Internal error", null));
     }
+  }
+
+  private RequestObserver.Observation observe(
+      Session session, String method, JsonNode params, JsonNode id, String protocolVersion) {
+    if (observer == RequestObserver.NONE) {
+      return RequestObserver.Observation.NONE;
+    }
+    JsonNode name = params.get("name");
+    Optional<String> target =
+        method.equals("tools/call") && name != null && name.isString()
+            ? Optional.of(name.asString())
+            : Optional.empty();
+    return observer.start(
+        new RequestObserver.RequestInfo(
+            method,
+            target,
+            protocolVersion,
+            session.clientVisibleId(),
+            id,
+            session.overStdio(),
+            params.path("_meta")));
+  }
+
+  private static Exchange observed(Exchange transport, RequestObserver.Observation observation) {
+    return observation == RequestObserver.Observation.NONE
+        ? transport
+        : new ObservedExchange(transport, observation);
   }
 
   /** Why a method a 2025 client knows is not found in 2026-07-28, so the error says so. */
@@ -350,7 +387,8 @@ public final class Protocol {
       JsonNode id,
       JsonNode params,
       Exchange exchange,
-      Optional<Modern.Meta> modern) {
+      Optional<Modern.Meta> modern,
+      RequestObserver.Observation observation) {
     JsonNode name = params.get("name");
     if (name == null || !name.isString()) {
       exchange.reply(Json.error(id, Json.INVALID_PARAMS, "params.name must be a string", null));
@@ -406,7 +444,7 @@ public final class Protocol {
             .identity(session.identity)
             .client(session.client) // an anonymous client's fair share is its own
             .deadline(Deadline.after(defaultDeadline))
-            .metadata(traceContext(params.path("_meta")));
+            .metadata(observation.traceContext(traceContext(params.path("_meta"))));
     input.ifPresent(request::input);
     if (tool.spec().type() == OperationType.SUBSCRIPTION) {
       request.demand(maxItems);

@@ -11,6 +11,12 @@ import tools.jackson.databind.node.ObjectNode;
  * identity that opened it: another identity presenting its id is told it does not exist.
  */
 final class Session {
+  /** The id of the stdio process's session. */
+  static final String STDIO = "stdio";
+
+  /** The id of a modern HTTP request's own session, which no client knows. */
+  static final String STATELESS = "stateless";
+
   final String id;
   final Identity identity;
 
@@ -37,6 +43,17 @@ final class Session {
     this.id = id;
     this.identity = identity;
     this.client = client;
+  }
+
+  boolean overStdio() {
+    return STDIO.equals(id);
+  }
+
+  /** The id a 2025 HTTP client holds, if this is such a session. */
+  java.util.Optional<String> clientVisibleId() {
+    return STDIO.equals(id) || STATELESS.equals(id)
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(id);
   }
 
   /** Marks the session used: it got a request other than initialize, or opened its stream. */

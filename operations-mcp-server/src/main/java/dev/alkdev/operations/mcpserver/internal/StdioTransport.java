@@ -42,7 +42,7 @@ final class StdioTransport implements McpStdioEndpoint {
     this.engine = engine;
     this.in = in;
     this.out = out;
-    this.session = new Session("stdio", engine.config.stdioIdentity(), "mcp stdio");
+    this.session = new Session(Session.STDIO, engine.config.stdioIdentity(), "mcp stdio");
     this.session.channel(
         new Channel() {
           @Override
