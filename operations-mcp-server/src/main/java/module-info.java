@@ -11,7 +11,7 @@ module dev.alkdev.operations.mcpserver {
   requires org.eclipse.jetty.http;
   requires org.eclipse.jetty.util;
   requires org.slf4j;
-  // McpTelemetry only: OpenTelemetry's API is an optional dependency.
+  // McpServerTelemetry only: OpenTelemetry's API is an optional dependency.
   requires static io.opentelemetry.api;
   requires static io.opentelemetry.context;
 

@@ -13,6 +13,9 @@ module dev.alkdev.operations.mcp {
   requires dev.alkdev.operations.sse;
   requires org.eclipse.jetty.client;
   requires org.slf4j;
+  // McpClientTelemetry only: OpenTelemetry's API is an optional dependency.
+  requires static io.opentelemetry.api;
+  requires static io.opentelemetry.context;
 
   exports dev.alkdev.operations.mcp;
 

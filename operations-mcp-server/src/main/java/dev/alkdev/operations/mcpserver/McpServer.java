@@ -111,7 +111,7 @@ public final class McpServer implements AutoCloseable {
     private String toolPrefix = "";
     private boolean namespaceInNames = true;
     private McpToolNames toolNames = McpToolNames.STANDARD;
-    private McpTelemetry telemetry;
+    private McpServerTelemetry telemetry;
     private final List<String> includes = new ArrayList<>();
     private final List<String> excludes = new ArrayList<>();
     private Duration defaultDeadline = Duration.ofMinutes(5);
@@ -184,10 +184,10 @@ public final class McpServer implements AutoCloseable {
     }
 
     /**
-     * OpenTelemetry's MCP spans and metrics for every request ({@link McpTelemetry}); none by
+     * OpenTelemetry's MCP spans and metrics for every request ({@link McpServerTelemetry}); none by
      * default.
      */
-    public Builder telemetry(McpTelemetry telemetry) {
+    public Builder telemetry(McpServerTelemetry telemetry) {
       this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
       return this;
     }

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * OpenTelemetry's MCP conventions on our server: a SERVER span per request continuing the client's
+ * OpenTelemetry's MCP conventions on our server and our client: a SERVER span per request continuing the client's
  * trace from {@code _meta}, the served call's span beneath it, failures (JSON-RPC errors and {@code
  * isError} results) marked, and {@code mcp.server.operation.duration} recorded.
  */
@@ -70,7 +70,7 @@ class McpTelemetryTest {
               throw new IllegalStateException("broken on purpose");
             }));
     pipeline = OperationServer.create(registry);
-    server = McpServer.builder(pipeline).telemetry(McpTelemetry.of(otel)).build();
+    server = McpServer.builder(pipeline).telemetry(McpServerTelemetry.of(otel)).build();
     http = server.startHttp(0);
   }
 
@@ -158,11 +158,46 @@ class McpTelemetryTest {
                     .isEqualTo("tool_error"));
   }
 
+  @Test
+  void theClientsCallSpanIsTheServersParent() throws Exception {
+    try (dev.alkdev.operations.mcp.McpClientWrapper client =
+            dev.alkdev.operations.mcp.McpClients.createMcpClient(
+                "back",
+                dev.alkdev.operations.mcp.McpClientConfig.streamableHttp(http.uri().toString())
+                    .build(),
+                dev.alkdev.operations.mcp.McpClientOptions.builder()
+                    .telemetry(dev.alkdev.operations.mcp.McpClientTelemetry.of(otel))
+                    .build());
+        OperationRegistry back = OperationRegistry.create()) {
+      client.registerInto(back);
+      back.execute("back.text.echo", Map.of("a", 1)).get(10, TimeUnit.SECONDS);
+      back.execute("back.text.fail", Map.of()).get(10, TimeUnit.SECONDS);
+    }
+    SpanData clientSpan = span("tools/call text.echo", SpanKind.CLIENT);
+    SpanData serverSpan = span("tools/call text.echo", SpanKind.SERVER);
+    assertThat(serverSpan.getParentSpanId()).isEqualTo(clientSpan.getSpanId());
+    assertThat(serverSpan.getTraceId()).isEqualTo(clientSpan.getTraceId());
+    assertThat(clientSpan.getAttributes().get(AttributeKey.stringKey("mcp.protocol.version")))
+        .isEqualTo("2026-07-28");
+    assertThat(
+            span("tools/call text.fail", SpanKind.CLIENT)
+                .getAttributes()
+                .get(AttributeKey.stringKey("error.type")))
+        .isEqualTo("tool_error");
+    assertThat(metrics.collectAllMetrics())
+        .extracting(MetricData::getName)
+        .contains("mcp.client.operation.duration", "mcp.server.operation.duration");
+  }
+
   private SpanData span(String name) throws InterruptedException {
+    return span(name, SpanKind.SERVER);
+  }
+
+  private SpanData span(String name, SpanKind kind) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < end) {
       for (SpanData span : spans.getFinishedSpanItems()) {
-        if (span.getName().equals(name)) {
+        if (span.getName().equals(name) && span.getKind() == kind) {
           return span;
         }
       }

@@ -14,16 +14,19 @@ import java.util.Optional;
  * @param schemaOptions limits and options for importing tool schemas
  * @param maxToolPages the most {@code tools/list} pages followed in one listing
  * @param inputHandler answers what a server asks for while a call runs (MCP 2026-07-28)
+ * @param telemetry OpenTelemetry's MCP spans and metrics for tool calls; none when empty
  */
 public record McpClientOptions(
     Optional<ToolChangeListener> toolChangeListener,
     Optional<McpProgressListener> progressListener,
     SchemaOptions schemaOptions,
     int maxToolPages,
-    Optional<McpInputHandler> inputHandler) {
+    Optional<McpInputHandler> inputHandler,
+    Optional<McpClientTelemetry> telemetry) {
 
   public McpClientOptions {
     Objects.requireNonNull(inputHandler, "inputHandler");
+    Objects.requireNonNull(telemetry, "telemetry");
     Objects.requireNonNull(toolChangeListener, "toolChangeListener");
     Objects.requireNonNull(progressListener, "progressListener");
     Objects.requireNonNull(schemaOptions, "schemaOptions");
@@ -47,6 +50,7 @@ public record McpClientOptions(
     private SchemaOptions schemaOptions = SchemaOptions.defaults();
     private int maxToolPages = 100;
     private McpInputHandler inputHandler;
+    private McpClientTelemetry telemetry;
 
     private Builder() {}
 
@@ -76,13 +80,20 @@ public record McpClientOptions(
       return this;
     }
 
+    /** OpenTelemetry's MCP spans and metrics for every tool call ({@link McpClientTelemetry}). */
+    public Builder telemetry(McpClientTelemetry telemetry) {
+      this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
+      return this;
+    }
+
     public McpClientOptions build() {
       return new McpClientOptions(
           Optional.ofNullable(toolChangeListener),
           Optional.ofNullable(progressListener),
           schemaOptions,
           maxToolPages,
-          Optional.ofNullable(inputHandler));
+          Optional.ofNullable(inputHandler),
+          Optional.ofNullable(telemetry));
     }
   }
 }

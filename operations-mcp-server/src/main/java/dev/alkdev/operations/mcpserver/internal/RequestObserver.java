@@ -7,7 +7,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Watches each MCP request from its arrival to its answer (telemetry hangs off this). The default
- * watches nothing; {@code McpTelemetry} makes OpenTelemetry's MCP spans and metrics.
+ * watches nothing; {@code McpServerTelemetry} makes OpenTelemetry's MCP spans and metrics.
  */
 public interface RequestObserver {
   RequestObserver NONE = info -> Observation.NONE;

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationContext;
@@ -472,6 +473,14 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
       return future;
     }
     String id = transport.newRequestId();
+    // Not a method reference: linking one would load the telemetry classes (and OpenTelemetry's
+    // API, an optional dependency) even for a client without telemetry.
+    CallObserver observer =
+        options.telemetry().isPresent() ? options.telemetry().get().observer() : CallObserver.NONE;
+    CallObserver.Observation observation =
+        observer.start(
+            name, toolName, protocolVersion(), id, stdio.isPresent(), context.metadata());
+    CallMetadata traceContext = observation.traceContext(context.metadata());
     progressTargets.put(
         id,
         new ProgressTarget(
@@ -485,8 +494,8 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     meta.put("progressToken", id);
     // W3C trace context from the call's metadata, as MCP's tracing proposal carries it in _meta,
     // so a server that traces continues the caller's trace.
-    context.metadata().get("traceparent").ifPresent(value -> meta.put("traceparent", value));
-    context.metadata().get("tracestate").ifPresent(value -> meta.put("tracestate", value));
+    traceContext.get("traceparent").ifPresent(value -> meta.put("traceparent", value));
+    traceContext.get("tracestate").ifPresent(value -> meta.put("tracestate", value));
     params.put("_meta", meta);
     String what = "Calling " + spec.id();
     // Cancelling the call, or its deadline, fails the request here; the server is told below.
@@ -525,8 +534,30 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
         (ok, error) -> {
           inFlight.remove(future);
           progressTargets.remove(id);
+          observation.end(errorType(ok, error));
         });
     return future;
+  }
+
+  /** A call's error type for telemetry: its error code, or tool_error for an isError result. */
+  private static Optional<String> errorType(ResponseEnvelope<JsonNode> result, Throwable error) {
+    if (error != null) {
+      Throwable cause =
+          error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      return Optional.of(
+          cause instanceof CallError callError
+              ? callError.code().name()
+              : cause instanceof java.util.concurrent.CancellationException
+                  ? ErrorCode.CANCELLED.name()
+                  : cause.getClass().getName());
+    }
+    return result != null
+            && result.meta() instanceof dev.alkdev.operations.envelope.McpResponseMeta meta
+            && meta.isError()
+        ? Optional.of("tool_error")
+        : Optional.empty();
   }
 
   private static final tools.jackson.core.type.TypeReference<Map<String, Object>> MAP_TYPE =

@@ -16,17 +16,17 @@ import java.util.Objects;
  * operations-tracing}) is the request span's child. Needs {@code
  * io.opentelemetry:opentelemetry-api} on the class path (an optional dependency of this module).
  */
-public final class McpTelemetry {
+public final class McpServerTelemetry {
   private final RequestObserver observer;
 
-  private McpTelemetry(RequestObserver observer) {
+  private McpServerTelemetry(RequestObserver observer) {
     this.observer = observer;
   }
 
   /** Spans and metrics through {@code openTelemetry}'s tracer, meter and propagators. */
-  public static McpTelemetry of(OpenTelemetry openTelemetry) {
+  public static McpServerTelemetry of(OpenTelemetry openTelemetry) {
     Objects.requireNonNull(openTelemetry, "openTelemetry");
-    return new McpTelemetry(new OtelRequestObserver(openTelemetry));
+    return new McpServerTelemetry(new OtelRequestObserver(openTelemetry));
   }
 
   RequestObserver observer() {
