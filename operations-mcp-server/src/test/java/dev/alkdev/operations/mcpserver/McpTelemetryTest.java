@@ -31,9 +31,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * OpenTelemetry's MCP conventions on our server and our client: a SERVER span per request continuing the client's
- * trace from {@code _meta}, the served call's span beneath it, failures (JSON-RPC errors and {@code
- * isError} results) marked, and {@code mcp.server.operation.duration} recorded.
+ * OpenTelemetry's MCP conventions on our server and our client: a SERVER span per request
+ * continuing the client's trace from {@code _meta}, the served call's span beneath it, failures
+ * (JSON-RPC errors and {@code isError} results) marked, {@code mcp.server.operation.duration}
+ * recorded; and the client's CLIENT span as the server span's parent.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class McpTelemetryTest {
