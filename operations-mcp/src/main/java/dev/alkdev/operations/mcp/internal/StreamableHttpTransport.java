@@ -255,7 +255,12 @@ public final class StreamableHttpTransport implements McpClientTransport {
               }
               era = McpClientConfig.Era.LEGACY;
               int status = response.getStatus();
-              if (status == 400 || status == 404 || status == 405 || answer != null) {
+              // Remembered only when the server itself answered as a 2025 server: not for a
+              // refusal that says nothing of its era (401, 403, 5xx).
+              if (status == 400
+                  || status == 404
+                  || status == 405
+                  || (status >= 200 && status < 300 && answer != null)) {
                 KNOWN_LEGACY.add(config.url().toString());
               }
               sendLegacy(initialize, sink);
