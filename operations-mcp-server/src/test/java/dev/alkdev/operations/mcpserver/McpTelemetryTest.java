@@ -125,11 +125,17 @@ class McpTelemetryTest {
     assertThat(mcp.getAttributes().get(AttributeKey.stringKey("jsonrpc.request.id")))
         .isEqualTo("5");
     assertThat(mcp.getAttributes().get(AttributeKey.stringKey("error.type"))).isNull();
-    // The served call's own span is the request span's child.
-    List<SpanData> children =
-        spans.getFinishedSpanItems().stream()
-            .filter(span -> span.getParentSpanId().equals(mcp.getSpanId()))
-            .toList();
+    // The served call's own span is the request span's child; it may end just after the answer
+    // is written, so it is waited for.
+    List<SpanData> children = List.of();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (children.isEmpty() && System.nanoTime() < end) {
+      children =
+          spans.getFinishedSpanItems().stream()
+              .filter(span -> span.getParentSpanId().equals(mcp.getSpanId()))
+              .toList();
+      Thread.sleep(20);
+    }
     assertThat(children).isNotEmpty();
     assertThat(children).allSatisfy(child -> assertThat(child.getTraceId()).isEqualTo(TRACE_ID));
   }

@@ -164,8 +164,9 @@ public final class OtelRequestObserver implements RequestObserver {
         span.setAttribute(ERROR_TYPE, errorType);
         attributes = common.toBuilder().put(ERROR_TYPE, errorType).build();
       }
-      span.end();
+      // The duration first: whoever sees the span ended may read the metric.
       duration.record((System.nanoTime() - startNanos) / 1e9, attributes);
+      span.end();
     }
   }
 }

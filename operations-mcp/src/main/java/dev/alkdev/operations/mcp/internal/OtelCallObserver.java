@@ -119,8 +119,9 @@ public final class OtelCallObserver implements CallObserver {
           span.setStatus(StatusCode.ERROR, errorType.get());
           attributes = common.toBuilder().put(ERROR_TYPE, errorType.get()).build();
         }
-        span.end();
+        // The duration first: whoever sees the span ended may read the metric.
         duration.record((System.nanoTime() - start) / 1e9, attributes);
+        span.end();
       }
     };
   }
