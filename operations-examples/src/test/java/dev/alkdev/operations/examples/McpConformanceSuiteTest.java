@@ -42,33 +42,12 @@ class McpConformanceSuiteTest {
   @ValueSource(strings = {"2025-11-25", "2026-07-28"})
   void everyApplicableScenarioPasses(String requirements) throws Exception {
     assumeTrue(notReady.isEmpty(), () -> "conformance suite not installed: " + notReady.orElse(""));
-    Path expected = Files.createTempFile("expected-failures", ".yml");
-    try (InputStream in =
-        getClass().getResourceAsStream("/mcp-conformance-" + requirements + ".yml")) {
-      Files.write(expected, in.readAllBytes());
-    }
     try (OperationRegistry registry = McpConformanceServer.registry();
         OperationServer pipeline = OperationServer.create(registry);
         McpServer server = McpConformanceServer.server(pipeline);
         McpHttpEndpoint http = server.startHttp(0)) {
       String url = "http://localhost:" + http.port() + "/mcp";
-      Result result =
-          run(
-              List.of(
-                  "server",
-                  "--url",
-                  url,
-                  "--requirements",
-                  requirements,
-                  "--expected-failures",
-                  expected.toString()));
-      // Kept for reading: which scenario passed, failed, or failed as expected.
-      Files.writeString(
-          Path.of("target", "mcp-conformance-" + requirements + ".txt"), result.output);
-      assertThat(result.exit).as(result.output).isZero();
-      assertThat(result.output).contains("Baseline check passed");
-    } finally {
-      Files.deleteIfExists(expected);
+      passesAgainstTheBaseline(requirements, "mcp-conformance-", "server", "--url", url);
     }
   }
 
@@ -80,11 +59,8 @@ class McpConformanceSuiteTest {
   @ValueSource(strings = {"2025-11-25", "2026-07-28"})
   void everyApplicableClientScenarioPasses(String requirements) throws Exception {
     assumeTrue(notReady.isEmpty(), () -> "conformance suite not installed: " + notReady.orElse(""));
-    Path expected = Files.createTempFile("expected-failures", ".yml");
     Path script = Files.createTempFile("conformance-client", ".sh");
-    try (InputStream in =
-        getClass().getResourceAsStream("/mcp-conformance-" + requirements + ".yml")) {
-      Files.write(expected, in.readAllBytes());
+    try {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
       // exec, so the suite's kill at its timeout reaches the JVM; quick-starting flags, since the
       // suite starts every scenario's client at once.
@@ -98,23 +74,33 @@ class McpConformanceSuiteTest {
               + McpConformanceClient.class.getName()
               + " \"$@\"\n");
       script.toFile().setExecutable(true);
-      Result result =
-          run(
-              List.of(
-                  "client",
-                  "--command",
-                  script.toString(),
-                  "--requirements",
-                  requirements,
-                  "--expected-failures",
-                  expected.toString()));
-      Files.writeString(
-          Path.of("target", "mcp-conformance-client-" + requirements + ".txt"), result.output);
+      passesAgainstTheBaseline(
+          requirements, "mcp-conformance-client-", "client", "--command", script.toString());
+    } finally {
+      Files.deleteIfExists(script);
+    }
+  }
+
+  /**
+   * Runs one side of the suite with a requirement set and its expected-failures file, keeps the
+   * output for reading in {@code target/REPORT-PREFIX<requirements>.txt} (which scenario passed,
+   * failed, or failed as expected), and asserts the baseline held.
+   */
+  private void passesAgainstTheBaseline(String requirements, String reportPrefix, String... side)
+      throws Exception {
+    Path expected = Files.createTempFile("expected-failures", ".yml");
+    try (InputStream in =
+        getClass().getResourceAsStream("/mcp-conformance-" + requirements + ".yml")) {
+      Files.write(expected, in.readAllBytes());
+      List<String> args = new ArrayList<>(List.of(side));
+      args.addAll(
+          List.of("--requirements", requirements, "--expected-failures", expected.toString()));
+      Result result = run(args);
+      Files.writeString(Path.of("target", reportPrefix + requirements + ".txt"), result.output);
       assertThat(result.exit).as(result.output).isZero();
       assertThat(result.output).contains("Baseline check passed");
     } finally {
       Files.deleteIfExists(expected);
-      Files.deleteIfExists(script);
     }
   }
 
