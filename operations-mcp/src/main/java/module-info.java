@@ -13,6 +13,11 @@ module dev.alkdev.operations.mcp {
   requires dev.alkdev.operations.sse;
   requires org.eclipse.jetty.client;
   requires org.slf4j;
+  requires java.net.http;
+  requires jdk.httpserver;
+  // Nimbus OAuth 2.0 SDK: PKCE, metadata, authorization and token requests. Its jar names no
+  // module, so its name comes from the file name.
+  requires oauth2.oidc.sdk;
   // McpClientTelemetry only: OpenTelemetry's API is an optional dependency.
   requires static io.opentelemetry.api;
   requires static io.opentelemetry.context;

@@ -3,11 +3,13 @@ package dev.alkdev.operations.examples;
 import dev.alkdev.operations.AsyncOperationHandler;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationDefinition;
+import dev.alkdev.operations.mcp.McpAuthorizationPrompt;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpClientOptions;
 import dev.alkdev.operations.mcp.McpClientWrapper;
 import dev.alkdev.operations.mcp.McpClients;
 import dev.alkdev.operations.mcp.McpInputRequest;
+import dev.alkdev.operations.mcp.McpOAuth;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,19 +50,50 @@ public final class McpConformanceClient {
   static int run(String url, String scenario, JsonNode context) throws Exception {
     McpClientOptions options =
         McpClientOptions.builder().inputHandler(McpConformanceClient::answer).build();
-    McpClientConfig config =
+    McpClientConfig.StreamableHttp.Builder config =
         McpClientConfig.streamableHttp(url)
             // The suite starts every scenario's client at once: JVMs starting together are slow.
             .initializeTimeout(Duration.ofSeconds(25))
-            .requestTimeout(Duration.ofSeconds(20))
-            .build();
+            .requestTimeout(Duration.ofSeconds(20));
+    if (scenario.startsWith("auth/")) {
+      config.oauth(oauth(scenario, context));
+    }
     int failures = 0;
-    try (McpClientWrapper client = McpClients.createMcpClient("conformance", config, options)) {
+    try (McpClientWrapper client =
+        McpClients.createMcpClient("conformance", config.build(), options)) {
       for (Call call : calls(scenario, context, client)) {
         failures += call(client, call) ? 0 : 1;
       }
     }
     return failures;
+  }
+
+  /**
+   * OAuth as an application would configure it, authorizing headless (the suite's authorization
+   * servers approve at once): a pre-registered client or the client credentials grant when the
+   * scenario's context gives credentials, and a client ID metadata document URL for servers that
+   * accept one (the suite never fetches it).
+   */
+  static McpOAuth oauth(String scenario, JsonNode context) {
+    String clientId = context.path("client_id").asString("");
+    String secret = context.path("client_secret").asString("");
+    McpOAuth.Builder oauth =
+        scenario.startsWith("auth/client-credentials")
+            ? McpOAuth.clientCredentials(clientId, secret)
+            : McpOAuth.builder();
+    if (!clientId.isEmpty() && !scenario.startsWith("auth/client-credentials")) {
+      if (secret.isEmpty()) {
+        oauth.clientId(clientId);
+      } else {
+        oauth.clientId(clientId, secret);
+      }
+    }
+    return oauth
+        .clientName("operations-java conformance client")
+        .clientMetadataUrl("https://conformance-test.local/client-metadata.json")
+        .prompt(McpAuthorizationPrompt.headless())
+        .authorizationTimeout(Duration.ofSeconds(20))
+        .build();
   }
 
   /** A tool to call and its arguments, as the scenario wants them (not validated here). */
@@ -91,7 +124,11 @@ public final class McpConformanceClient {
       }
       case "sep-2322-client-request-state", "http-standard-headers" ->
           client.operations().stream().map(op -> new Call(toolName(client, op), none)).toList();
-      default -> List.of(); // connecting and listing the tools is all the scenario looks at
+      default ->
+          scenario.startsWith("auth/")
+              // Some authorization scenarios refuse only a call (a step-up to a write scope).
+              ? client.operations().stream().map(op -> new Call(toolName(client, op), none)).toList()
+              : List.of(); // connecting and listing the tools is all the scenario looks at
     };
   }
 

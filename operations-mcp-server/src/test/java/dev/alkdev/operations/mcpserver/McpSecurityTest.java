@@ -194,7 +194,9 @@ class McpSecurityTest {
                   "tools/call", Fixtures.json("{\"name\":\"admin.reset\",\"arguments\":{}}"), 3));
       assertThat(refused.statusCode()).isEqualTo(403);
       assertThat(refused.headers().firstValue("www-authenticate").orElseThrow())
-          .contains("error=\"insufficient_scope\"");
+          .contains("error=\"insufficient_scope\"")
+          // The scope the operation needs, for the client's step-up (RFC 6750, section 3).
+          .contains("scope=\"admin\"");
 
       TestClient admin =
           TestClient.open(endpoint.uri(), Map.of("Authorization", "Bearer admin-token"));

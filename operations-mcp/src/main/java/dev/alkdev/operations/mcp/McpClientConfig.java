@@ -137,17 +137,21 @@ public sealed interface McpClientConfig {
    * @param url the MCP endpoint, e.g. {@code http://127.0.0.1:3001/mcp}
    * @param headers sent with every request (an {@code Authorization} header, say)
    * @param era which era of MCP to speak: {@link Era#AUTO} (the default) asks the server
+   * @param oauth how to get tokens when the server asks for authorization; without it, a server
+   *     that answers 401 fails the connection (UNAUTHENTICATED)
    */
   record StreamableHttp(
       URI url,
       Map<String, String> headers,
       Duration initializeTimeout,
       Duration requestTimeout,
-      Era era)
+      Era era,
+      Optional<McpOAuth> oauth)
       implements McpClientConfig {
     public StreamableHttp {
       Objects.requireNonNull(url, "url");
       Objects.requireNonNull(era, "era");
+      Objects.requireNonNull(oauth, "oauth");
       if (!"http".equalsIgnoreCase(url.getScheme()) && !"https".equalsIgnoreCase(url.getScheme())) {
         throw new IllegalArgumentException("url must be http or https, was " + url);
       }
@@ -163,9 +167,16 @@ public sealed interface McpClientConfig {
       private Duration initializeTimeout = DEFAULT_INITIALIZE_TIMEOUT;
       private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
       private Era era = Era.AUTO;
+      private McpOAuth oauth;
 
       private Builder(String url) {
         this.url = URI.create(Objects.requireNonNull(url, "url"));
+      }
+
+      /** OAuth 2.1 as MCP's authorization specification has it ({@link McpOAuth}). */
+      public Builder oauth(McpOAuth oauth) {
+        this.oauth = Objects.requireNonNull(oauth, "oauth");
+        return this;
       }
 
       public Builder header(String name, String value) {
@@ -195,7 +206,8 @@ public sealed interface McpClientConfig {
       }
 
       public StreamableHttp build() {
-        return new StreamableHttp(url, headers, initializeTimeout, requestTimeout, era);
+        return new StreamableHttp(
+            url, headers, initializeTimeout, requestTimeout, era, Optional.ofNullable(oauth));
       }
     }
   }

@@ -165,20 +165,21 @@ public final class ConfigParser {
     requireText(origin, where, settings, "location");
     optionalText(origin, where, settings, "baseUrl");
     if (settings.has("auth")) {
-      checkAuth(origin, where + ".auth", settings.get("auth"));
+      checkAuth(origin, where + ".auth", settings.get("auth"), false);
     }
     return SourceEntry.of("openapi", namespace, settings);
   }
 
   /**
    * {@code auth} names environment variables, never secrets: {@code bearer: {tokenEnv}}, {@code
-   * apiKey: {name, in, valueEnv}}, {@code basic: {usernameEnv, passwordEnv}}. The adapters read the
-   * secrets from the environment when the source is made.
+   * apiKey: {name, in, valueEnv}}, {@code basic: {usernameEnv, passwordEnv}}, and for an MCP server
+   * {@code oauth: {clientId, clientSecretEnv, ...}}. The adapters read the secrets from the
+   * environment when the source is made.
    */
-  static void checkAuth(String origin, String where, JsonNode node) {
+  static void checkAuth(String origin, String where, JsonNode node, boolean mcp) {
+    String kinds = mcp ? "bearer, apiKey, basic or oauth" : "bearer, apiKey or basic";
     if (!node.isObject() || node.size() != 1) {
-      throw new ConfigException(
-          origin + ": " + where + " must have exactly one of bearer, apiKey or basic");
+      throw new ConfigException(origin + ": " + where + " must have exactly one of " + kinds);
     }
     Map.Entry<String, JsonNode> entry = node.properties().iterator().next();
     String kind = entry.getKey();
@@ -211,9 +212,30 @@ public final class ConfigParser {
         requireEnvName(origin, at, body, "usernameEnv");
         requireEnvName(origin, at, body, "passwordEnv");
       }
+      case "oauth" -> {
+        if (!mcp) {
+          throw new ConfigException(
+              origin + ": " + at + ": OAuth is for MCP servers; use " + kinds + " here");
+        }
+        refuseLiteral(origin, at, body, "clientSecret", "clientSecretEnv");
+        requireKnownKeys(
+            origin,
+            at + ".",
+            body,
+            Set.of(
+                "clientId",
+                "clientSecretEnv",
+                "clientMetadataUrl",
+                "grant",
+                "redirectPort",
+                "tokenFile"));
+        if (body.has("clientSecretEnv")) {
+          requireEnvName(origin, at, body, "clientSecretEnv");
+        }
+      }
       default ->
           throw new ConfigException(
-              origin + ": " + where + ": unknown auth " + kind + "; use bearer, apiKey or basic");
+              origin + ": " + where + ": unknown auth " + kind + "; use " + kinds);
     }
   }
 
@@ -244,7 +266,7 @@ public final class ConfigParser {
         continue; // MCP hosts switch servers off this way; so does ops.
       }
       requireName(origin, where, name);
-      servers.add(SourceEntry.of("mcp", name, item));
+      servers.add(SourceEntry.of("mcp", name, withDefaultOAuth((ObjectNode) item)));
     }
     return servers;
   }
@@ -272,8 +294,9 @@ public final class ConfigParser {
       requireName(origin, where, name);
       String kind = requireText(origin, where, settings, "kind");
       settings.remove("kind");
-      refuseLiteralSecrets(origin, where, settings);
-      sources.add(SourceEntry.of(kind, name, settings));
+      refuseLiteralSecrets(origin, where, settings, kind.equals("mcp"));
+      sources.add(
+          SourceEntry.of(kind, name, kind.equals("mcp") ? withDefaultOAuth(settings) : settings));
     }
     return sources;
   }
@@ -287,7 +310,8 @@ public final class ConfigParser {
    * ops's own file holds no literal secrets: {@code auth} names variables, and secret-looking
    * {@code env} and {@code headers} values refer to them as {@code ${NAME}}.
    */
-  private static void refuseLiteralSecrets(String origin, String where, JsonNode item) {
+  private static void refuseLiteralSecrets(
+      String origin, String where, JsonNode item, boolean mcp) {
     for (String field : List.of("env", "headers")) {
       JsonNode values = item.path(field);
       if (values.isObject()) {
@@ -300,8 +324,30 @@ public final class ConfigParser {
       }
     }
     if (item.has("auth")) {
-      checkAuth(origin, where + ".auth", item.get("auth"));
+      checkAuth(origin, where + ".auth", item.get("auth"), mcp);
     }
+  }
+
+  /**
+   * An MCP server over HTTP with no {@code auth} and no {@code Authorization} header gets OAuth, as
+   * MCP hosts do: nothing changes for a server that never answers 401, and one that does asks the
+   * user to authorize once (tokens kept in ~/.config/ops/mcp-tokens.json).
+   */
+  static ObjectNode withDefaultOAuth(ObjectNode item) {
+    if (!item.has("url") || item.has("auth")) {
+      return item;
+    }
+    JsonNode headers = item.path("headers");
+    if (headers.isObject()) {
+      for (String header : headers.propertyNames()) {
+        if (header.equalsIgnoreCase("Authorization")) {
+          return item;
+        }
+      }
+    }
+    ObjectNode copy = item.deepCopy();
+    copy.putObject("auth").putObject("oauth");
+    return copy;
   }
 
   /** A secret-looking env var or header written out instead of as {@code ${NAME}}. */

@@ -47,7 +47,7 @@ public final class OneOffFlags {
     for (String flag : mcpUrls) {
       String[] pair = split("--mcp-url", flag, "NAME=URL", "remote=http://localhost:3000/mcp");
       ObjectNode settings = JsonInput.MAPPER.createObjectNode().put("url", pair[1]);
-      replace(entries, SourceEntry.of("mcp", pair[0], settings));
+      replace(entries, SourceEntry.of("mcp", pair[0], ConfigParser.withDefaultOAuth(settings)));
     }
     for (String flag : baseUrls) {
       String[] pair = split("--base-url", flag, "NAME=URL", "petstore=http://localhost:8080");

@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
       SubscribeCommand.class,
       StatsCommand.class,
       ServeCommand.class,
+      LoginCommand.class,
       CommandLine.HelpCommand.class
     },
     description = {

@@ -32,7 +32,11 @@ class OneOffFlagsTest {
                 "mcp",
                 "files",
                 "{\"command\":\"npx\",\"args\":[\"-y\",\"@scope/server fs\",\"/tmp/my dir\"]}"),
-            tuple("mcp", "remote", "{\"url\":\"http://localhost:3000/mcp\"}"));
+            tuple(
+                "mcp",
+                "remote",
+                // An HTTP server gets OAuth, used only if it answers 401.
+                "{\"url\":\"http://localhost:3000/mcp\",\"auth\":{\"oauth\":{}}}"));
   }
 
   @Test
@@ -53,7 +57,7 @@ class OneOffFlagsTest {
     assertThat(config.source("gh").orElseThrow().settings().get("location").asString())
         .isEqualTo("./other.json");
     assertThat(config.source("srv").orElseThrow().settings().toString())
-        .isEqualTo("{\"url\":\"http://localhost:2/mcp\"}");
+        .isEqualTo("{\"url\":\"http://localhost:2/mcp\",\"auth\":{\"oauth\":{}}}");
     assertThatThrownBy(
             () -> OneOffFlags.apply(file, List.of(), List.of("srv=http://x"), List.of(), List.of()))
         .hasMessageContaining("no OpenAPI document named srv");

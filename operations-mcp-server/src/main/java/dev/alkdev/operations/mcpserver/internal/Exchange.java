@@ -21,10 +21,11 @@ interface Exchange {
   void cancelled();
 
   /**
-   * Asks the transport to refuse the request itself (HTTP 403 with {@code insufficient_scope}, so a
-   * client can ask for a broader token). False when it cannot (stdio, or already streaming).
+   * Asks the transport to refuse the request itself (HTTP 403 with {@code insufficient_scope} and
+   * the {@code scope} the operation requires, so a client can ask for a broader token). False when
+   * it cannot (stdio, or already streaming).
    */
-  default boolean refuseInsufficientScope(String message) {
+  default boolean refuseInsufficientScope(String message, java.util.Set<String> scopes) {
     return false;
   }
 

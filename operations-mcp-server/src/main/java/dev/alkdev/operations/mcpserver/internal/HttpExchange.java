@@ -107,7 +107,7 @@ final class HttpExchange implements Exchange {
   }
 
   @Override
-  public boolean refuseInsufficientScope(String message) {
+  public boolean refuseInsufficientScope(String message, java.util.Set<String> scopes) {
     synchronized (this) {
       if (state != State.PENDING || !transport.hasAuthenticator()) {
         return false;
@@ -117,7 +117,9 @@ final class HttpExchange implements Exchange {
     }
     response
         .getHeaders()
-        .put(HttpHeader.WWW_AUTHENTICATE, transport.challenge("insufficient_scope", message));
+        .put(
+            HttpHeader.WWW_AUTHENTICATE,
+            transport.challenge("insufficient_scope", message, String.join(" ", scopes)));
     HttpTransport.writeJson(
         response, callback, 403, Json.bytes(Json.error(null, Json.ACCESS_DENIED, message, null)));
     return true;

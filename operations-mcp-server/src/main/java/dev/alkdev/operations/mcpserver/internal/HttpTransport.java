@@ -130,8 +130,8 @@ final class HttpTransport extends Handler.Abstract {
             .put(
                 HttpHeader.WWW_AUTHENTICATE,
                 sent
-                    ? challenge("invalid_token", "The token is not valid")
-                    : challenge(null, null));
+                    ? challenge("invalid_token", "The token is not valid", null)
+                    : challenge(null, null, null));
         return refuse(
             request, response, callback, 401, "Unauthorized: a valid bearer token is required");
       }
@@ -178,11 +178,16 @@ final class HttpTransport extends Handler.Abstract {
     }
   }
 
-  String challenge(String error, String description) {
+  String challenge(String error, String description, String scope) {
     StringBuilder value = new StringBuilder("Bearer");
     String sep = " ";
     if (metadataUrl != null) {
       value.append(sep).append("resource_metadata=\"").append(metadataUrl).append('"');
+      sep = ", ";
+    }
+    if (scope != null && !scope.isEmpty()) {
+      // RFC 6750, section 3: the scope a token needs here (the client's step-up asks for it).
+      value.append(sep).append("scope=\"").append(scope).append('"');
       sep = ", ";
     }
     if (error != null) {

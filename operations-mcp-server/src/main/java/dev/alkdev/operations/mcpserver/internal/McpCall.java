@@ -144,7 +144,8 @@ final class McpCall implements CallSink {
     }
     if (error.code() == ErrorCode.ACCESS_DENIED && done.compareAndSet(false, true)) {
       cleanup();
-      if (!exchange.refuseInsufficientScope(error.getMessage())) {
+      if (!exchange.refuseInsufficientScope(
+          error.getMessage(), tool.spec().accessControl().requiredScopes())) {
         exchange.reply(rpcError(error));
       }
       return;

@@ -31,8 +31,8 @@ final class ModernExchange implements Exchange {
   }
 
   @Override
-  public boolean refuseInsufficientScope(String message) {
-    return transport.refuseInsufficientScope(message);
+  public boolean refuseInsufficientScope(String message, java.util.Set<String> scopes) {
+    return transport.refuseInsufficientScope(message, scopes);
   }
 
   @Override

@@ -30,8 +30,8 @@ final class ObservedExchange implements Exchange {
   }
 
   @Override
-  public boolean refuseInsufficientScope(String message) {
-    boolean refused = transport.refuseInsufficientScope(message);
+  public boolean refuseInsufficientScope(String message, java.util.Set<String> scopes) {
+    boolean refused = transport.refuseInsufficientScope(message, scopes);
     if (refused) {
       observation.end(Json.error(null, Json.ACCESS_DENIED, message, null));
     }

@@ -50,7 +50,7 @@ final class AuthHeaders {
       }
       default ->
           throw new IllegalArgumentException(
-              where + ": unknown auth " + only.getKey() + "; use bearer, apiKey or basic");
+              where + ": unknown auth " + only.getKey() + "; use bearer, apiKey, basic or oauth");
     };
   }
 

@@ -18,10 +18,11 @@ import tools.jackson.databind.JsonNode;
 /**
  * Sources of kind {@code mcp}: one MCP server per entry (the seeds' {@code MCPClientLoader} for one
  * server). The settings are an entry as MCP hosts write it under {@code mcpServers}, read by {@link
- * McpServersJson#server} with the entry's environment, plus {@code auth} for a server over HTTP
- * ({@link AuthHeaders}). A relative {@code cwd} starts at the entry's base directory; connecting
- * and the {@code initialize} handshake are bounded by the entry's load timeout when it is shorter
- * than the server's own, so a stdio server never outlives a host that gave up waiting.
+ * McpServersJson#server} with the entry's environment, plus {@code auth} for a server over HTTP:
+ * static headers ({@link AuthHeaders}) or OAuth ({@link OAuthSettings}). A relative {@code cwd}
+ * starts at the entry's base directory; connecting and the {@code initialize} handshake are bounded
+ * by the entry's load timeout when it is shorter than the server's own, so a stdio server never
+ * outlives a host that gave up waiting.
  *
  * <p>Found through {@link java.util.ServiceLoader}; public only for that.
  */
@@ -71,8 +72,11 @@ public final class McpSourceFactory implements SourceFactory {
             .headers(http.headers())
             .initializeTimeout(initialize)
             .requestTimeout(http.requestTimeout());
-    if (settings.has("auth")) {
-      builder.headers(AuthHeaders.read(where + ".auth", settings.get("auth"), entry));
+    JsonNode auth = settings.path("auth");
+    if (auth.isObject() && auth.size() == 1 && auth.has("oauth")) {
+      builder.oauth(OAuthSettings.read(where + ".auth.oauth", auth.get("oauth"), entry));
+    } else if (settings.has("auth")) {
+      builder.headers(AuthHeaders.read(where + ".auth", auth, entry));
     }
     return builder.build();
   }

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpInputHandler;
@@ -25,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
@@ -104,6 +106,15 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** What the modern era keeps: metadata, mirrored parameters, calls in input rounds. */
   private final ModernSession modern;
 
+  /** OAuth for this server, when configured; null otherwise. */
+  private final OAuthClient oauth;
+
+  /**
+   * The most authorizations one request waits for: a 401 (no or an expired token), then a 403
+   * asking for more scope. A third refusal is the answer.
+   */
+  private static final int MAX_AUTH_ROUNDS = 2;
+
   public StreamableHttpTransport(
       String serverName,
       McpClientConfig.StreamableHttp config,
@@ -113,6 +124,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     this.modern = new ModernSession(serverName, inputHandler, this::dispatch, this::sendRetry);
     this.config = config;
     this.mapper = mapper;
+    this.oauth = config.oauth().map(o -> new OAuthClient(serverName, config.url(), o)).orElse(null);
     Duration longer =
         config.requestTimeout().compareTo(config.initializeTimeout()) >= 0
             ? config.requestTimeout()
@@ -184,7 +196,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       McpSchema.JSONRPCRequest initialize, reactor.core.publisher.MonoSink<Void> sink) {
     initializeId = initialize.id();
     modern.initializing(tree(initialize.params()));
-    probe(initialize, sink, true);
+    probe(initialize, sink, true, 0);
   }
 
   /**
@@ -194,7 +206,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private void probe(
       McpSchema.JSONRPCRequest initialize,
       reactor.core.publisher.MonoSink<Void> sink,
-      boolean mayRetry) {
+      boolean mayRetry,
+      int authRounds) {
     ObjectNode discover =
         modern.ownRequest(
             CallTrackingTransport.OWN_ID_PREFIX + "discover",
@@ -207,6 +220,25 @@ public final class StreamableHttpTransport implements McpClientTransport {
             (response, failure) -> {
               if (failure != null) {
                 sink.error(transportFailure(failure));
+                return;
+              }
+              int refused = response.getStatus();
+              if (oauth != null
+                  && (refused == 401 || refused == 403)
+                  && authRounds < MAX_AUTH_ROUNDS) {
+                oauth
+                    .challenge(
+                        refused,
+                        response.getHeaders().get(HttpHeader.WWW_AUTHENTICATE),
+                        post.getHeaders().get(HttpHeader.AUTHORIZATION))
+                    .whenComplete(
+                        (ok, error) -> {
+                          if (error != null) {
+                            sink.error(transportFailure(error));
+                          } else {
+                            probe(initialize, sink, mayRetry, authRounds + 1);
+                          }
+                        });
                 return;
               }
               JsonNode answer = probeAnswer(response);
@@ -239,7 +271,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
               if (answer != null && ModernWire.isModernError(answer)) {
                 String supported = answer.at("/error/data/supported").toString();
                 if (mayRetry && supported.contains(ModernWire.VERSION)) {
-                  probe(initialize, sink, false);
+                  probe(initialize, sink, false, authRounds);
                   return;
                 }
                 // A modern server that does not speak our modern revision: 2025, if it does.
@@ -324,11 +356,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
     ObjectNode body = modern.outgoing((ObjectNode) tree(request));
     Object requestId = request.id();
     boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
-    Request post =
-        modernPost(body).idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    Supplier<Request> build =
+        () -> modernPost(body).idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    Request post = build.get();
     openPosts.put(requestId, post);
-    post.send(
-        new Exchange(
+    new Exchange(
             false,
             requestId,
             (status, failure) -> {
@@ -339,7 +371,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
               } else {
                 sink.success();
               }
-            }));
+            })
+        .authorizable(build, requestId)
+        .sendOn(post);
   }
 
   /** An SDK object as our JSON tree, through the SDK's own mapping. */
@@ -364,6 +398,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
         .headers(
             h -> {
               config.headers().forEach(h::put);
+              bearer(h);
               mirrored.forEach(h::put);
               h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM);
             })
@@ -393,19 +428,20 @@ public final class StreamableHttpTransport implements McpClientTransport {
       return;
     }
     boolean ours = requestId instanceof String s && CallTrackingTransport.isOwnId(s);
-    Request post =
-        request(HttpMethod.POST)
-            .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
-            .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
-            // Our tool calls are bounded by the caller's deadline and ended by a cancel; the
-            // SDK's requests and notifications by the configured timeouts.
-            .idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    Supplier<Request> build =
+        () ->
+            request(HttpMethod.POST)
+                .headers(h -> h.put(HttpHeader.ACCEPT, JSON + ", " + EVENT_STREAM))
+                .body(new StringRequestContent(JSON, body, StandardCharsets.UTF_8))
+                // Our tool calls are bounded by the caller's deadline and ended by a cancel; the
+                // SDK's requests and notifications by the configured timeouts.
+                .idleTimeout(ours ? 0 : sdkIdleTimeoutMillis, TimeUnit.MILLISECONDS);
+    Request post = build.get();
     Object key = requestId;
     if (key != null) {
       openPosts.put(key, post);
     }
-    post.send(
-        new Exchange(
+    new Exchange(
             false,
             key,
             (status, failure) -> {
@@ -425,7 +461,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
                 startListening();
               }
               sink.success();
-            }));
+            })
+        .authorizable(build, key)
+        .sendOn(post);
   }
 
   /**
@@ -448,6 +486,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     return request.headers(
         h -> {
           config.headers().forEach(h::put);
+          bearer(h);
           if (session != null) {
             h.put(SESSION_HEADER, session);
           }
@@ -455,6 +494,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
             h.put(VERSION_HEADER, version);
           }
         });
+  }
+
+  /** The OAuth token, when there is one: it replaces an Authorization header of the config. */
+  private void bearer(org.eclipse.jetty.http.HttpFields.Mutable headers) {
+    if (oauth != null) {
+      oauth.authorization().ifPresent(token -> headers.put(HttpHeader.AUTHORIZATION, token));
+    }
   }
 
   /** Hands a message to the client; returns it, or null when it is not JSON-RPC. */
@@ -488,10 +534,10 @@ public final class StreamableHttpTransport implements McpClientTransport {
       modern.roundFailed(original, retryId, "the client closed");
       return;
     }
-    Request post = modernPost(body).idleTimeout(0, TimeUnit.MILLISECONDS);
+    Supplier<Request> build = () -> modernPost(body).idleTimeout(0, TimeUnit.MILLISECONDS);
+    Request post = build.get();
     openPosts.put(original, post);
-    post.send(
-        new Exchange(
+    new Exchange(
             false,
             retryId,
             (status, failure) -> {
@@ -499,7 +545,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
               if (failure != null) {
                 modern.roundFailed(original, retryId, failure.getMessage());
               }
-            }));
+            })
+        .authorizable(build, original)
+        .sendOn(post);
   }
 
   /**
@@ -577,6 +625,16 @@ public final class StreamableHttpTransport implements McpClientTransport {
 
     private final boolean get;
     private final BiConsumer<Integer, Throwable> done;
+
+    /** Makes the request again after an authorization; null when it is not sent again. */
+    private Supplier<Request> rebuild;
+
+    /** The key of {@link #openPosts} the request is kept under; null when it is not kept. */
+    private Object trackKey;
+
+    private int authRounds;
+    private Request sent;
+    private String wwwAuthenticate;
     private boolean answered;
     private BodyKind kind = BodyKind.DISCARD;
     private int status;
@@ -593,6 +651,49 @@ public final class StreamableHttpTransport implements McpClientTransport {
       this.get = get;
       this.done = done;
       this.resumes = resumes;
+    }
+
+    /** Lets a 401 or 403 be answered by an authorization and the request sent again. */
+    Exchange authorizable(Supplier<Request> rebuild, Object trackKey) {
+      this.rebuild = rebuild;
+      this.trackKey = trackKey;
+      return this;
+    }
+
+    void sendOn(Request request) {
+      this.sent = request;
+      request.send(this);
+    }
+
+    /**
+     * After an authorization, the same request with the new token, unless it was cancelled or the
+     * client closed meanwhile.
+     */
+    private void sendAgain() {
+      Request again = rebuild.get();
+      if (closed || (trackKey != null && !openPosts.replace(trackKey, sent, again))) {
+        done.accept(
+            status,
+            new McpTransportException(
+                "MCP server " + serverName + ": the request ended while authorizing"));
+        return;
+      }
+      Object key = trackKey;
+      Exchange next =
+          new Exchange(
+              get,
+              requestId,
+              (s, failure) -> {
+                if (key != null) {
+                  openPosts.remove(key, again);
+                }
+                done.accept(s, failure);
+              },
+              resumes);
+      next.rebuild = rebuild;
+      next.trackKey = trackKey;
+      next.authRounds = authRounds + 1;
+      next.sendOn(again);
     }
 
     private void take(String json) {
@@ -628,6 +729,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
         sessionId = session;
       }
       status = response.getStatus();
+      wwwAuthenticate = response.getHeaders().get(HttpHeader.WWW_AUTHENTICATE);
       String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
       if (status == 202 || status == 204 || (get && (status == 405 || status == 404))) {
         kind = BodyKind.DISCARD;
@@ -702,15 +804,41 @@ public final class StreamableHttpTransport implements McpClientTransport {
       String text = new String(body, 0, bodyLength, StandardCharsets.UTF_8);
       switch (kind) {
         case ERROR_TEXT -> {
+          if ((status == 401 || status == 403)
+              && oauth != null
+              && rebuild != null
+              && authRounds < MAX_AUTH_ROUNDS) {
+            oauth
+                .challenge(status, wwwAuthenticate, sent.getHeaders().get(HttpHeader.AUTHORIZATION))
+                .whenComplete(
+                    (ok, error) -> {
+                      if (error != null) {
+                        done.accept(status, transportFailure(error));
+                      } else {
+                        sendAgain();
+                      }
+                    });
+            return;
+          }
+          String message =
+              "MCP server "
+                  + serverName
+                  + " answered HTTP "
+                  + status
+                  + (status == 404 ? " (nothing at that path: check the URL)" : "")
+                  + (status == 401 && oauth == null
+                      ? " (it wants authorization: configure OAuth or a token)"
+                      : "")
+                  + (text.isBlank() ? "" : ": " + cut(text));
           done.accept(
               status,
-              new McpTransportException(
-                  "MCP server "
-                      + serverName
-                      + " answered HTTP "
-                      + status
-                      + (status == 404 ? " (nothing at that path: check the URL)" : "")
-                      + (text.isBlank() ? "" : ": " + cut(text))));
+              status == 401 || status == 403
+                  ? new McpTransportException(
+                      message,
+                      CallError.of(
+                          status == 401 ? ErrorCode.UNAUTHENTICATED : ErrorCode.ACCESS_DENIED,
+                          message))
+                  : new McpTransportException(message));
           return;
         }
         case JSON -> {
@@ -797,6 +925,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private static final int MAX_RESUMES = 5;
 
   private Throwable transportFailure(Throwable failure) {
+    if (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null) {
+      failure = failure.getCause();
+    }
     if (failure instanceof McpTransportException || failure instanceof IOException) {
       return failure;
     }
@@ -813,6 +944,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
           }
           closed = true;
           abortOpenExchanges();
+          if (oauth != null) {
+            oauth.close();
+          }
           String session = sessionId;
           Mono<Void> delete =
               session == null || !http.isStarted()
@@ -833,6 +967,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
   public void close() {
     closed = true;
     abortOpenExchanges();
+    if (oauth != null) {
+      oauth.close();
+    }
     Schedulers.boundedElastic().schedule(this::stopClient);
   }
 
