@@ -24,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -143,6 +144,32 @@ class McpOAuthTest {
     assertThat(authorizationServer.registrations).hasValue(1);
     assertThat(McpTokenStore.file(file).load(http.uri()).orElseThrow().accessToken())
         .isNotEqualTo(kept.accessToken());
+  }
+
+  @Test
+  void theUserHasTheAuthorizationTimeoutOnTopOfTheInitializeTimeout() throws Exception {
+    // A user who takes longer than the initialize timeout to authorize still gets connected.
+    McpOAuth slowUser =
+        McpOAuth.builder()
+            .prompt(
+                (url, redirect) ->
+                    CompletableFuture.runAsync(
+                            () -> {}, CompletableFuture.delayedExecutor(2, TimeUnit.SECONDS))
+                        .thenCompose(
+                            ignored -> McpAuthorizationPrompt.headless().authorize(url, redirect)))
+            .authorizationTimeout(Duration.ofSeconds(20))
+            .build();
+    try (McpClientWrapper client =
+        McpClients.createMcpClient(
+            "secured",
+            McpClientConfig.streamableHttp(http.uri().toString())
+                .oauth(slowUser)
+                .initializeTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(15))
+                .build(),
+            McpClientOptions.defaults())) {
+      assertThat(add(client).toString()).contains("5");
+    }
   }
 
   @Test

@@ -161,7 +161,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
             .requestTimeout(SDK_BACKSTOP)
             // Ours (Mono.timeout below) fires first and gives the clear error; the SDK's is a
             // backstop.
-            .initializationTimeout(config.initializeTimeout().plusSeconds(5))
+            .initializationTimeout(connectTimeout().plusSeconds(5))
             .toolsChangeConsumer(
                 listed -> {
                   // The SDK lists one page; our refresh follows every page.
@@ -179,7 +179,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
                   return Mono.empty();
                 })
             .build();
-    Duration timeout = config.initializeTimeout();
+    Duration timeout = connectTimeout();
     CompletableFuture<?> init = client.initialize().timeout(timeout).toFuture();
     stdio.ifPresent(
         t ->
@@ -278,9 +278,21 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
         "MCP server "
             + name
             + " did not answer initialize within "
-            + config.initializeTimeout().toMillis()
+            + connectTimeout().toMillis()
             + " ms",
         cause);
+  }
+
+  /**
+   * The bound on connecting: the initialize timeout, and for a server that may ask for OAuth, the
+   * time the user has to authorize on top of it.
+   */
+  private Duration connectTimeout() {
+    Duration timeout = config.initializeTimeout();
+    if (config instanceof McpClientConfig.StreamableHttp http && http.oauth().isPresent()) {
+      timeout = timeout.plus(http.oauth().get().authorizationTimeout());
+    }
+    return timeout;
   }
 
   private void serverGone(String why) {
