@@ -127,7 +127,9 @@ public final class McpConformanceClient {
       default ->
           scenario.startsWith("auth/")
               // Some authorization scenarios refuse only a call (a step-up to a write scope).
-              ? client.operations().stream().map(op -> new Call(toolName(client, op), none)).toList()
+              ? client.operations().stream()
+                  .map(op -> new Call(toolName(client, op), none))
+                  .toList()
               : List.of(); // connecting and listing the tools is all the scenario looks at
     };
   }

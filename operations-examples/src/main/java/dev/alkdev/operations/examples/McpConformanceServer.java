@@ -1,5 +1,7 @@
 package dev.alkdev.operations.examples;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
@@ -11,6 +13,7 @@ import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpLogLevel;
 import dev.alkdev.operations.mcpserver.McpNotifications;
 import dev.alkdev.operations.mcpserver.McpServer;
+import dev.alkdev.operations.mcpserver.McpTaskMode;
 import dev.alkdev.operations.serving.OperationServer;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +66,21 @@ public final class McpConformanceServer {
     return McpServer.builder(pipeline)
         .serverInfo("operations-conformance-fixture", "1.0.0")
         .namespaceInNames(false)
+        .taskMode(McpConformanceServer::taskMode)
         .build();
+  }
+
+  /**
+   * The tasks extension's fixtures: slow_compute and protocol_error_job may run as tasks,
+   * failing_job must; the rest answer in the request (test_tool_with_progress too: its items are
+   * checked as progress notifications).
+   */
+  static McpTaskMode taskMode(OperationSpec spec) {
+    return switch (spec.name()) {
+      case "slow_compute", "protocol_error_job" -> McpTaskMode.OPTIONAL;
+      case "failing_job" -> McpTaskMode.REQUIRED;
+      default -> McpTaskMode.FORBIDDEN;
+    };
   }
 
   /** The suite's fixture tools, each an operation in namespace {@code conformance}. */
@@ -177,7 +194,57 @@ public final class McpConformanceServer {
                 """)
             .build(),
         Handler.blocking((input, context) -> input));
+    taskFixtures(registry);
     return registry;
+  }
+
+  /** The tools the tasks extension's scenarios call. */
+  private static void taskFixtures(OperationRegistry registry) {
+    registry.register(
+        spec("greet", OperationType.QUERY)
+            .inputSchema(
+                "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                    + "\"required\":[\"name\"]}")
+            .build(),
+        Handler.blocking(
+            (input, context) ->
+                Envelopes.mcpEnvelope(
+                    JSON.createArrayNode(),
+                    false,
+                    List.of(
+                        McpContentBlock.text("Hello, " + input.path("name").asString() + "!")))));
+    // Sleeps the seconds asked for, a little at a time, so a cancel ends it at once.
+    registry.register(
+        spec("slow_compute", OperationType.MUTATION)
+            .inputSchema(
+                "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":\"integer\","
+                    + "\"minimum\":0},\"label\":{\"type\":\"string\"}},"
+                    + "\"required\":[\"seconds\"]}")
+            .build(),
+        Handler.blocking(
+            (input, context) -> {
+              long until = System.nanoTime() + input.path("seconds").asLong(0) * 1_000_000_000L;
+              while (System.nanoTime() < until) {
+                context.throwIfDone();
+                Thread.sleep(20);
+              }
+              return "computed " + input.path("label").asString("");
+            }));
+    registry.register(
+        spec("failing_job", OperationType.MUTATION).build(),
+        Handler.blocking(
+            (input, context) -> {
+              Thread.sleep(300);
+              throw new IllegalStateException("failing_job failed, as it always does");
+            }));
+    // A JSON-RPC error rather than a tool error: the task fails instead of completing.
+    registry.register(
+        spec("protocol_error_job", OperationType.MUTATION).build(),
+        Handler.blocking(
+            (input, context) -> {
+              Thread.sleep(100);
+              throw CallError.of(ErrorCode.PROTOCOL_ERROR, "protocol_error_job breaks the protocol");
+            }));
   }
 
   private static OperationSpec.Builder spec(String name, OperationType type) {

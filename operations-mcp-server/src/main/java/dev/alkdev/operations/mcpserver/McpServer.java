@@ -131,6 +131,10 @@ public final class McpServer implements AutoCloseable {
     private McpAuthenticator authenticator;
     private McpResourceMetadata resourceMetadata;
     private Identity stdioIdentity = Identity.anonymous();
+    private java.util.function.Function<dev.alkdev.operations.OperationSpec, McpTaskMode> taskMode =
+        McpTaskMode.none();
+    private Duration taskTtl = Duration.ofHours(1);
+    private int maxTasks = 10_000;
 
     private Builder(OperationServer server) {
       this.server = Objects.requireNonNull(server, "server");
@@ -344,6 +348,34 @@ public final class McpServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Which tools run as tasks (MCP's tasks extension, 2026-07-28) for clients that declare it;
+     * {@link McpTaskMode#none()} by default (the extension is then not advertised).
+     */
+    public Builder taskMode(
+        java.util.function.Function<dev.alkdev.operations.OperationSpec, McpTaskMode> policy) {
+      this.taskMode = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * How long a task lives (one hour by default): its call's deadline, and how long after it was
+     * created its status and result can be read ({@code ttlMs}).
+     */
+    public Builder taskTtl(Duration ttl) {
+      this.taskTtl = positive(ttl, "taskTtl");
+      return this;
+    }
+
+    /** The most tasks kept at once (10,000); a call that would pass it is refused (429). */
+    public Builder maxTasks(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxTasks must be positive, was " + max);
+      }
+      this.maxTasks = max;
+      return this;
+    }
+
     /** Who calls over stdio (anonymous): the host that launched the process. */
     public Builder stdioIdentity(Identity identity) {
       this.stdioIdentity = Objects.requireNonNull(identity, "identity");
@@ -378,6 +410,9 @@ public final class McpServer implements AutoCloseable {
               Optional.ofNullable(resourceMetadata),
               stdioIdentity,
               idleTimeout,
+              taskMode,
+              taskTtl,
+              maxTasks,
               telemetry == null
                   ? dev.alkdev.operations.mcpserver.internal.RequestObserver.NONE
                   : telemetry.observer());

@@ -119,6 +119,24 @@ class McpReferenceServerTest {
       assertThat(((McpResponseMeta) structured.meta()).structuredContent()).isPresent();
       assertThat(structured.data().isObject()).isTrue();
 
+      // A tool that runs only as a task (2025-11-25's experimental tasks, execution.taskSupport
+      // "required"; the server adds it after initialization and says its list changed): asked for
+      // as a task, polled with tasks/get, its result fetched with tasks/result (about 4 s).
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      while (registry.getSpec("everything.simulate-research-query").isEmpty()
+          && System.nanoTime() < until) {
+        Thread.sleep(50);
+      }
+      ResponseEnvelope<JsonNode> report =
+          registry
+              .execute("everything.simulate-research-query", Map.of("topic", "MCP tasks"))
+              .get(60, TimeUnit.SECONDS);
+      McpResponseMeta reportMeta = (McpResponseMeta) report.meta();
+      assertThat(reportMeta.isError()).as(reportMeta.toString()).isFalse();
+      assertThat(((McpContentBlock.Text) reportMeta.content().get(0)).text())
+          .contains("Research Report")
+          .contains("MCP tasks");
+
       // An error: the handler called directly (past the registry's input check) with bad input.
       AsyncOperationHandler echoHandler =
           (AsyncOperationHandler) registry.getHandler("everything.echo").get().function();

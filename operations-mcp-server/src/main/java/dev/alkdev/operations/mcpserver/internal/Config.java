@@ -1,13 +1,16 @@
 package dev.alkdev.operations.mcpserver.internal;
 
 import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.mcpserver.McpAuthenticator;
 import dev.alkdev.operations.mcpserver.McpResourceMetadata;
+import dev.alkdev.operations.mcpserver.McpTaskMode;
 import dev.alkdev.operations.mcpserver.McpToolNames;
 import dev.alkdev.operations.serving.ConnectionLimits;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /** What {@code McpServer.Builder} collected; validated there. */
@@ -36,4 +39,7 @@ public record Config(
     Optional<McpResourceMetadata> resourceMetadata,
     Identity stdioIdentity,
     Duration idleTimeout,
+    Function<OperationSpec, McpTaskMode> taskMode,
+    Duration taskTtl,
+    int maxTasks,
     RequestObserver observer) {}

@@ -76,7 +76,9 @@ public final class Engine implements AutoCloseable {
             config.pageSize(),
             config.authenticator().isPresent(),
             new Listens(config.maxSessions(), config.maxSessionsPerClient()),
-            config.observer());
+            config.observer(),
+            config.taskMode(),
+            new Tasks(config.taskTtl(), config.maxTasks()));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {

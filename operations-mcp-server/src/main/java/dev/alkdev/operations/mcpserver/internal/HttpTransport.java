@@ -455,6 +455,7 @@ final class HttpTransport extends Handler.Abstract {
         switch (method) {
           case "tools/call", "prompts/get" -> "name";
           case "resources/read" -> "uri";
+          case "tasks/get", "tasks/update", "tasks/cancel" -> "taskId"; // the tasks extension
           default -> null;
         };
     if (nameField == null) {

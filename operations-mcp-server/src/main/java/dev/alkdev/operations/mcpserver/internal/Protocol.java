@@ -5,10 +5,12 @@ import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.TraceContext;
 import dev.alkdev.operations.mcpserver.McpLogLevel;
+import dev.alkdev.operations.mcpserver.McpTaskMode;
 import dev.alkdev.operations.serving.CallRequest;
 import dev.alkdev.operations.serving.OperationServer;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +108,9 @@ public final class Protocol {
       int pageSize,
       boolean privateLists,
       Listens listens,
-      RequestObserver observer) {
+      RequestObserver observer,
+      Function<OperationSpec, McpTaskMode> taskMode,
+      Tasks tasks) {
     this.server = server;
     this.catalog = catalog;
     this.serverName = serverName;
@@ -118,7 +123,12 @@ public final class Protocol {
     this.privateLists = privateLists;
     this.listens = listens;
     this.observer = observer;
+    this.taskMode = taskMode;
+    this.tasks = tasks;
   }
+
+  private final Function<OperationSpec, McpTaskMode> taskMode;
+  private final Tasks tasks;
 
   /**
    * Whether {@code message} is a request (has a method and an id), as opposed to a notification.
@@ -244,6 +254,8 @@ public final class Protocol {
         case "tools/call" ->
             toolsCall(session, id, params, exchange, Optional.of(meta), observation);
         case "subscriptions/listen" -> listens.listen(session, id, params, exchange);
+        case "tasks/get", "tasks/update", "tasks/cancel" ->
+            exchange.reply(task(session, id, method, params, meta));
         default ->
             exchange.reply(
                 Json.error(
@@ -301,6 +313,9 @@ public final class Protocol {
     ObjectNode capabilities = result.putObject("capabilities");
     capabilities.putObject("tools").put("listChanged", true);
     capabilities.putObject("logging");
+    if (catalog.get().tools().stream().anyMatch(t -> modeOf(t) != McpTaskMode.FORBIDDEN)) {
+      capabilities.putObject("extensions").putObject(Tasks.EXTENSION);
+    }
     instructions.ifPresent(text -> result.put("instructions", text));
     cacheHints(result);
     return result;
@@ -406,6 +421,22 @@ public final class Protocol {
       return;
     }
     Optional<JsonNode> input = inputOf(tool, arguments);
+    if (modern.isPresent()) {
+      McpTaskMode mode = modeOf(tool);
+      boolean declared = Tasks.declared(modern.get().clientCapabilities());
+      if (mode == McpTaskMode.REQUIRED && !declared) {
+        exchange.reply(
+            Tasks.missingCapability(id, "Tool " + tool.name() + " runs only as a task: it"));
+        return;
+      }
+      if (declared
+          && mode != McpTaskMode.FORBIDDEN
+          && !draining
+          && tool.spec().accessControl().allows(session.identity)) {
+        startTask(session, id, tool, input, params, exchange, observation);
+        return;
+      }
+    }
     JsonNode progressToken = params.path("_meta").get("progressToken");
     if (progressToken != null && !(progressToken.isString() || progressToken.isIntegralNumber())) {
       progressToken = null;
@@ -450,6 +481,97 @@ public final class Protocol {
       request.demand(maxItems);
     }
     server.serve(request.build(), call);
+  }
+
+  private McpTaskMode modeOf(ToolCatalog.Tool tool) {
+    McpTaskMode mode = taskMode.apply(tool.spec());
+    return mode == null ? McpTaskMode.FORBIDDEN : mode;
+  }
+
+  /**
+   * A tools/call run as a task: the task is kept first (so a tasks/get for it resolves as soon as
+   * the client hears of it), then the call starts with the task's time to live as its deadline, and
+   * the client is answered with the task at once. The call's answer finishes the task.
+   */
+  private void startTask(
+      Session session,
+      JsonNode id,
+      ToolCatalog.Tool tool,
+      Optional<JsonNode> input,
+      JsonNode params,
+      Exchange exchange,
+      RequestObserver.Observation observation) {
+    Optional<Tasks.Task> created = tasks.create(session.identity);
+    if (created.isEmpty()) {
+      exchange.reply(
+          Json.error(id, Listens.OVERLOADED, "Too many tasks are kept; try again later", null));
+      return;
+    }
+    Tasks.Task task = created.get();
+    String requestId = OperationContext.newRequestId();
+    McpCall call =
+        new McpCall(
+            session,
+            "task:" + task.id,
+            id,
+            tool,
+            new Tasks.TaskExchange(task),
+            // A token of the call's own, so a SUBSCRIPTION's items count in the task's status.
+            Json.NODES.textNode(task.id),
+            requestId,
+            maxItems,
+            maxItemBytes,
+            running,
+            LogFilter.ofRequest(Optional.empty()));
+    task.onCancel(() -> call.cancelByClient("Cancelled by the client (tasks/cancel)"));
+    running.acquire();
+    call.register();
+    CallRequest.Builder request =
+        CallRequest.builder(tool.spec().id())
+            .requestId(requestId)
+            .identity(session.identity)
+            .client(session.client)
+            .deadline(Deadline.after(tasks.ttl()))
+            .metadata(observation.traceContext(traceContext(params.path("_meta"))));
+    input.ifPresent(request::input);
+    if (tool.spec().type() == OperationType.SUBSCRIPTION) {
+      request.demand(maxItems);
+    }
+    ObjectNode result = task.json(false);
+    result.put("resultType", "task");
+    server.serve(request.build(), call);
+    exchange.reply(Json.result(id, result));
+  }
+
+  /**
+   * tasks/get, tasks/update, tasks/cancel: only for a client that declares the extension (checked
+   * before the id, as the extension says), and only on the caller's own tasks; an unknown or
+   * expired id, or another caller's, is -32602 alike.
+   */
+  private ObjectNode task(
+      Session session, JsonNode id, String method, JsonNode params, Modern.Meta meta) {
+    if (!Tasks.declared(meta.clientCapabilities())) {
+      return Tasks.missingCapability(id, method);
+    }
+    JsonNode taskId = params.get("taskId");
+    if (taskId == null || !taskId.isString()) {
+      return Json.error(id, Json.INVALID_PARAMS, "params.taskId must be a string", null);
+    }
+    Optional<Tasks.Task> found = tasks.find(taskId.asString(), session.identity);
+    if (found.isEmpty()) {
+      return Json.error(id, Json.INVALID_PARAMS, "Failed to retrieve task: Task not found", null);
+    }
+    Tasks.Task task = found.get();
+    return switch (method) {
+      case "tasks/get" -> Json.result(id, task.json(true));
+      case "tasks/cancel" -> {
+        task.cancel();
+        yield Json.result(id, Json.object());
+      }
+      // No task of this server asks for input; answers to nothing asked are ignored, as the
+      // extension says.
+      default -> Json.result(id, Json.object());
+    };
   }
 
   /**

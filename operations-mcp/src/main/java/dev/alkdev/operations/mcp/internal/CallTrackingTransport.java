@@ -7,6 +7,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +35,13 @@ public final class CallTrackingTransport implements McpClientTransport {
 
   private final McpClientTransport delegate;
   private final Map<Object, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
+
+  /** The SDK's tools/list requests in flight, so their answers can be read for task support. */
+  private final Set<Object> listings = ConcurrentHashMap.newKeySet();
+
+  /** Tools whose listing says they run only as tasks (2025-11-25's execution.taskSupport). */
+  private final Set<String> taskOnly = ConcurrentHashMap.newKeySet();
+
   private final AtomicLong ids = new AtomicLong();
 
   public CallTrackingTransport(McpClientTransport delegate) {
@@ -83,6 +91,14 @@ public final class CallTrackingTransport implements McpClientTransport {
         .subscribe(ok -> {}, error -> LOG.debug("Sending notifications/cancelled failed", error));
   }
 
+  /**
+   * Whether the tool's listing said {@code execution.taskSupport: "required"} (2025-11-25): the
+   * SDK's tool type drops {@code execution}, so the listing's raw answer is read here.
+   */
+  boolean requiresTask(String tool) {
+    return taskOnly.contains(tool);
+  }
+
   /** Fails every request of ours still waiting, e.g. when the server went away. */
   public void failAll(Throwable error) {
     pending.values().forEach(response -> response.completeExceptionally(error));
@@ -96,6 +112,22 @@ public final class CallTrackingTransport implements McpClientTransport {
 
   /** Completes our own requests' responses; everything else goes on to the SDK client. */
   private boolean forSdk(McpSchema.JSONRPCMessage message) {
+    if (message instanceof McpSchema.JSONRPCResponse response
+        && response.id() != null
+        && listings.remove(response.id())
+        && response.result() instanceof Map<?, ?> result
+        && result.get("tools") instanceof List<?> tools) {
+      for (Object tool : tools) {
+        if (tool instanceof Map<?, ?> t && t.get("name") instanceof String toolName) {
+          if (t.get("execution") instanceof Map<?, ?> execution
+              && "required".equals(execution.get("taskSupport"))) {
+            taskOnly.add(toolName);
+          } else {
+            taskOnly.remove(toolName);
+          }
+        }
+      }
+    }
     if (message instanceof McpSchema.JSONRPCResponse response && response.id() != null) {
       CompletableFuture<Object> mine = pending.get(response.id());
       if (mine != null) {
@@ -113,6 +145,10 @@ public final class CallTrackingTransport implements McpClientTransport {
 
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
+    if (message instanceof McpSchema.JSONRPCRequest request
+        && McpSchema.METHOD_TOOLS_LIST.equals(request.method())) {
+      listings.add(request.id());
+    }
     return delegate.sendMessage(message);
   }
 

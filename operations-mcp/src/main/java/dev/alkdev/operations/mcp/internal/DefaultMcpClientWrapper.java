@@ -2,6 +2,7 @@ package dev.alkdev.operations.mcp.internal;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.CallMetadata;
+import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.OperationContext;
@@ -66,6 +67,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
   private final McpClientConfig config;
   private final McpClientOptions options;
   private final CallTrackingTransport transport;
+  private final TaskFollower tasks;
   private final Optional<StdioProcessTransport> stdio;
   private final Optional<StreamableHttpTransport> http;
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
@@ -99,6 +101,7 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     this.config = config;
     this.options = options;
     this.transport = new CallTrackingTransport(raw);
+    this.tasks = new TaskFollower(transport, name, options.inputHandler());
     this.stdio = stdio;
   }
 
@@ -509,10 +512,37 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
     traceContext.get("traceparent").ifPresent(value -> meta.put("traceparent", value));
     traceContext.get("tracestate").ifPresent(value -> meta.put("tracestate", value));
     params.put("_meta", meta);
+    boolean modern = ModernWire.VERSION.equals(protocolVersion());
+    if (!modern && transport.requiresTask(toolName)) {
+      // 2025-11-25's experimental tasks: a tool that runs only as a task is asked to, for as long
+      // as the caller will wait.
+      params.put(
+          "task", Map.of("ttl", bounded.deadline().map(Deadline::remainingMillis).orElse(60_000L)));
+    }
     String what = "Calling " + spec.id();
+    // A call the server turns into a task is followed to its end; its id is kept, so a cancel or
+    // the deadline cancels the task (a task is not cancelled by notifications/cancelled).
+    java.util.concurrent.atomic.AtomicReference<String> taskId =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<CompletableFuture<Object>> following =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    CompletableFuture<Object> answered =
+        transport
+            .request(id, McpSchema.METHOD_TOOLS_CALL, params)
+            .thenCompose(
+                raw -> {
+                  Optional<JsonNode> task = TaskFollower.created(ToolMapper.JSON.valueToTree(raw));
+                  if (task.isEmpty()) {
+                    return CompletableFuture.completedFuture(raw);
+                  }
+                  taskId.set(task.get().path("taskId").asString());
+                  CompletableFuture<Object> follow = tasks.follow(task.get(), modern, toolName);
+                  following.set(follow);
+                  return follow;
+                });
     // Cancelling the call, or its deadline, fails the request here; the server is told below.
     bounded
-        .bind(transport.request(id, McpSchema.METHOD_TOOLS_CALL, params))
+        .bind(answered)
         .whenComplete(
             (raw, error) -> {
               if (future.isDone()) {
@@ -528,8 +558,16 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
                 return;
               }
               CallError mapped = ErrorMapper.map(error, what);
-              // The server hears why: a deadline cancels the context too, so it is asked first.
-              if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+              CompletableFuture<Object> follow = following.get();
+              if (follow != null) {
+                follow.cancel(false); // no more polling
+              }
+              if (taskId.get() != null
+                  && (mapped.code() == ErrorCode.DEADLINE_EXCEEDED
+                      || context.cancellation().isCancelled())) {
+                tasks.cancel(taskId.get());
+              } else if (mapped.code() == ErrorCode.DEADLINE_EXCEEDED) {
+                // The server hears why: a deadline cancels the context too, so it is asked first.
                 transport.cancel(id, "deadline exceeded");
               } else if (context.cancellation().isCancelled()) {
                 transport.cancel(

@@ -74,9 +74,17 @@ final class ModernSession {
 
   /** Takes what the SDK's initialize declares: its capabilities and who it is. */
   void initializing(JsonNode initializeParams) {
-    if (initializeParams.get("capabilities") instanceof ObjectNode declared) {
-      capabilities = declared;
-    }
+    ObjectNode declared =
+        initializeParams.get("capabilities") instanceof ObjectNode given
+            ? given.deepCopy()
+            : ToolMapper.JSON.createObjectNode();
+    // The tasks extension: a call the server turns into a task is followed (TaskFollower).
+    ObjectNode extensions =
+        declared.get("extensions") instanceof ObjectNode present
+            ? present
+            : declared.putObject("extensions");
+    extensions.putObject(ModernWire.TASKS_EXTENSION);
+    capabilities = declared;
     if (initializeParams.get("clientInfo") instanceof ObjectNode info) {
       clientInfo = info;
     }

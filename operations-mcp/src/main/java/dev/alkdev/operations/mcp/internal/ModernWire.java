@@ -24,6 +24,10 @@ final class ModernWire {
   static final String VERSION = "2026-07-28";
   static final String PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
   static final String CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+  /** MCP's tasks extension, declared in the client's capabilities. */
+  static final String TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
   static final String CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
   static final String SERVER_INFO = "io.modelcontextprotocol/serverInfo";
   static final String VERSION_HEADER = "MCP-Protocol-Version";
@@ -72,6 +76,7 @@ final class ModernWire {
         switch (method) {
           case "tools/call", "prompts/get" -> "name";
           case "resources/read" -> "uri";
+          case "tasks/get", "tasks/update", "tasks/cancel" -> "taskId"; // the tasks extension
           default -> null;
         };
     if (nameField != null && params.get(nameField) != null && params.get(nameField).isString()) {
