@@ -137,6 +137,47 @@ class McpServeTest {
   }
 
   @Test
+  void serveMcpTasksRunsCallsAsTasks() throws Exception {
+    CliRun.Background serving =
+        CliRun.Background.start("serve", "--mcp-stdio", "--mcp-tasks", "all");
+    serving.awaitErr("ready;");
+    String meta =
+        "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            + "\"io.modelcontextprotocol/clientCapabilities\":"
+            + "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}}";
+    serving
+        .stop()
+        .write(
+            ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                    + "\"name\":\"demo.echo\",\"arguments\":{\"message\":\"later\"},"
+                    + meta
+                    + "}}\n")
+                .getBytes(StandardCharsets.UTF_8));
+    serving.stop().flush();
+    serving.awaitOut("\"id\":1");
+    JsonNode created = JSON.readTree(serving.out().toString().strip().split("\n")[0]).get("result");
+    assertThat(created.get("resultType").asString()).isEqualTo("task");
+    String taskId = created.get("taskId").asString();
+    Thread.sleep(300); // demo.echo answers at once; the task has its result by now
+    serving
+        .stop()
+        .write(
+            ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/get\",\"params\":{"
+                    + "\"taskId\":\""
+                    + taskId
+                    + "\","
+                    + meta
+                    + "}}\n")
+                .getBytes(StandardCharsets.UTF_8));
+    serving.stop().flush();
+    serving.awaitOut("\"id\":2");
+    serving.stop().close();
+    assertThat(serving.exit().get(30, TimeUnit.SECONDS)).isZero();
+    String got = serving.out().toString().strip().split("\n")[1];
+    assertThat(got).contains("\"status\":\"completed\"").contains("later");
+  }
+
+  @Test
   void badMcpFlagsAreUsageErrors() {
     CliRun bare = CliRun.run("list", "--mcp-stdio");
     assertThat(bare.code()).isEqualTo(ExitCodes.USAGE);
@@ -147,6 +188,9 @@ class McpServeTest {
     CliRun names = CliRun.run("serve", "--mcp-stdio", "--mcp-tool-names", "short");
     assertThat(names.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(names.err()).contains("expected standard or model-safe");
+    CliRun tasks = CliRun.run("serve", "--mcp-stdio", "--mcp-tasks", "some");
+    assertThat(tasks.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tasks.err()).contains("expected none, subscriptions or all");
   }
 
   private static HttpRequest post(String url, String session, String body) {

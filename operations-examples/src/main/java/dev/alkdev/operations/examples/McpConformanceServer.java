@@ -243,7 +243,8 @@ public final class McpConformanceServer {
         Handler.blocking(
             (input, context) -> {
               Thread.sleep(100);
-              throw CallError.of(ErrorCode.PROTOCOL_ERROR, "protocol_error_job breaks the protocol");
+              throw CallError.of(
+                  ErrorCode.PROTOCOL_ERROR, "protocol_error_job breaks the protocol");
             }));
   }
 

@@ -1,10 +1,12 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpServer;
 import dev.alkdev.operations.mcpserver.McpStdioEndpoint;
+import dev.alkdev.operations.mcpserver.McpTaskMode;
 import dev.alkdev.operations.mcpserver.McpToolNames;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.ByteArrayOutputStream;
@@ -15,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * {@code ops serve --mcp-http PORT|HOST:PORT} and {@code ops serve --mcp-stdio}: the run's
@@ -52,7 +55,22 @@ final class McpListener implements Listener {
       List<String> include,
       List<String> exclude,
       List<String> allowedHosts,
-      McpToolNames toolNames) {}
+      McpToolNames toolNames,
+      Function<OperationSpec, McpTaskMode> taskMode) {}
+
+  /** {@code --mcp-tasks}: none, subscriptions or all. */
+  static Function<OperationSpec, McpTaskMode> taskMode(String value) {
+    return switch (value) {
+      case "none" -> McpTaskMode.none();
+      case "subscriptions" -> McpTaskMode.subscriptionsOptional();
+      case "all" -> McpTaskMode.allOptional();
+      default ->
+          throw new Failure(
+              ExitCodes.USAGE,
+              "--mcp-tasks " + value + ": expected none, subscriptions or all",
+              "all lets a client that supports MCP tasks run any call as one");
+    };
+  }
 
   /** {@code --mcp-tool-names}: standard or model-safe. */
   static McpToolNames toolNames(String value) {
@@ -122,6 +140,7 @@ final class McpListener implements Listener {
         .exclude(filters.exclude().toArray(String[]::new))
         .allowedHosts(filters.allowedHosts().toArray(String[]::new))
         .toolNames(filters.toolNames())
+        .taskMode(filters.taskMode())
         .build();
   }
 

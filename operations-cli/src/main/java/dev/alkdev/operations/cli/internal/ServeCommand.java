@@ -92,6 +92,14 @@ final class ServeCommand implements Callable<Integer> {
   String mcpToolNames = "standard";
 
   @Option(
+      names = "--mcp-tasks",
+      paramLabel = "WHICH",
+      description =
+          "Which calls may run as MCP tasks for clients that support them (2026-07-28): none (the"
+              + " default), subscriptions, or all.")
+  String mcpTasks = "none";
+
+  @Option(
       names = "--http",
       paramLabel = "PORT",
       description =
@@ -189,7 +197,11 @@ final class ServeCommand implements Callable<Integer> {
     try {
       McpListener.Filters filters =
           new McpListener.Filters(
-              mcpInclude, mcpExclude, mcpAllowedHosts, McpListener.toolNames(mcpToolNames));
+              mcpInclude,
+              mcpExclude,
+              mcpAllowedHosts,
+              McpListener.toolNames(mcpToolNames),
+              McpListener.taskMode(mcpTasks));
       for (String where : mcpHttp) {
         listeners.add(McpListener.http(server, where, filters, drainTimeout));
       }
