@@ -135,6 +135,7 @@ public final class McpServer implements AutoCloseable {
         McpTaskMode.none();
     private Duration taskTtl = Duration.ofHours(1);
     private int maxTasks = 10_000;
+    private dev.alkdev.operations.mcpserver.internal.Config.TaskSharing taskSharing;
 
     private Builder(OperationServer server) {
       this.server = Objects.requireNonNull(server, "server");
@@ -367,6 +368,22 @@ public final class McpServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Shares tasks with the other MCP servers on {@code pubsub} (the transport the nodes of a mesh
+     * already share): a client may read or cancel a task at any of them, whichever runs it. Each
+     * server needs its own {@code nodeId}; task ids carry it. The server does not close {@code
+     * pubsub}.
+     */
+    public Builder shareTasks(dev.alkdev.operations.pubsub.PubSub pubsub, String nodeId) {
+      Objects.requireNonNull(pubsub, "pubsub");
+      if (Objects.requireNonNull(nodeId, "nodeId").isBlank()) {
+        throw new IllegalArgumentException("nodeId is blank");
+      }
+      this.taskSharing =
+          new dev.alkdev.operations.mcpserver.internal.Config.TaskSharing(pubsub, nodeId);
+      return this;
+    }
+
     /** The most tasks kept at once (10,000); a call that would pass it is refused (429). */
     public Builder maxTasks(int max) {
       if (max < 1) {
@@ -413,6 +430,7 @@ public final class McpServer implements AutoCloseable {
               taskMode,
               taskTtl,
               maxTasks,
+              Optional.ofNullable(taskSharing),
               telemetry == null
                   ? dev.alkdev.operations.mcpserver.internal.RequestObserver.NONE
                   : telemetry.observer());

@@ -12,6 +12,7 @@ import dev.alkdev.operations.mcp.McpClientConfig;
 import dev.alkdev.operations.mcp.McpClientOptions;
 import dev.alkdev.operations.mcp.McpClientWrapper;
 import dev.alkdev.operations.mcp.McpClients;
+import dev.alkdev.operations.pubsub.InProcessPubSub;
 import dev.alkdev.operations.serving.OperationServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -192,6 +193,64 @@ class McpTasksTest {
         .isEqualTo(404);
     RawHttp.Response wrongName = request("tasks/get", "\"taskId\":\"abc\"", WITH_TASKS, "other");
     assertThat(wrongName.message().at("/error/code").asInt()).isEqualTo(-32020);
+  }
+
+  @Test
+  void anotherServerOfTheMeshAnswersForATask() throws Exception {
+    try (InProcessPubSub mesh = InProcessPubSub.create();
+        McpServer first =
+            McpServer.builder(pipeline)
+                .taskMode(McpTaskMode.allOptional())
+                .shareTasks(mesh, "node-a")
+                .build();
+        McpHttpEndpoint a = first.startHttp(0);
+        McpServer second =
+            McpServer.builder(pipeline)
+                .taskMode(McpTaskMode.allOptional())
+                .shareTasks(mesh, "node-b")
+                .build();
+        McpHttpEndpoint b = second.startHttp(0)) {
+      JsonNode created =
+          at(a, "tools/call", "\"name\":\"slow.wait\",\"arguments\":{}", "slow.wait");
+      String taskId = created.at("/result/taskId").asString();
+      assertThat(taskId).endsWith("." + java.util.HexFormat.of().formatHex("node-a".getBytes()));
+      // Asked at the other server: answered by the one that runs it.
+      assertThat(
+              at(b, "tasks/get", "\"taskId\":\"" + taskId + "\"", taskId)
+                  .at("/result/status")
+                  .asString())
+          .isEqualTo("working");
+      Fixtures.slowRelease.countDown();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      JsonNode got;
+      do {
+        Thread.sleep(20);
+        got = at(b, "tasks/get", "\"taskId\":\"" + taskId + "\"", taskId);
+      } while (got.at("/result/status").asString().equals("working") && System.nanoTime() < until);
+      assertThat(got.at("/result/status").asString()).isEqualTo("completed");
+      assertThat(got.at("/result/result/content/0/text").asString()).contains("released");
+      // A task of a server that is gone is not found; a made-up owner is not found either.
+      a.close();
+      first.close();
+      assertThat(
+              at(b, "tasks/get", "\"taskId\":\"" + taskId + "\"", taskId).at("/error/code").asInt())
+          .isEqualTo(-32602);
+    }
+  }
+
+  private static JsonNode at(McpHttpEndpoint endpoint, String method, String params, String name)
+      throws Exception {
+    return RawHttp.post(
+            endpoint.port(),
+            Map.of("MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
+                + method
+                + "\",\"params\":{"
+                + params
+                + ","
+                + WITH_TASKS
+                + "}}")
+        .message();
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -56,7 +57,14 @@ final class McpListener implements Listener {
       List<String> exclude,
       List<String> allowedHosts,
       McpToolNames toolNames,
-      Function<OperationSpec, McpTaskMode> taskMode) {}
+      Function<OperationSpec, McpTaskMode> taskMode,
+      Optional<NodeListener> sharesTasksOn) {
+
+    /** The same, sharing tasks over {@code node}'s transport. */
+    Filters sharingTasksOn(NodeListener node) {
+      return new Filters(include, exclude, allowedHosts, toolNames, taskMode, Optional.of(node));
+    }
+  }
 
   /** {@code --mcp-tasks}: none, subscriptions or all. */
   static Function<OperationSpec, McpTaskMode> taskMode(String value) {
@@ -135,13 +143,17 @@ final class McpListener implements Listener {
   }
 
   private static McpServer build(OperationServer pipeline, Filters filters) {
-    return McpServer.builder(pipeline)
-        .include(filters.include().toArray(String[]::new))
-        .exclude(filters.exclude().toArray(String[]::new))
-        .allowedHosts(filters.allowedHosts().toArray(String[]::new))
-        .toolNames(filters.toolNames())
-        .taskMode(filters.taskMode())
-        .build();
+    McpServer.Builder builder =
+        McpServer.builder(pipeline)
+            .include(filters.include().toArray(String[]::new))
+            .exclude(filters.exclude().toArray(String[]::new))
+            .allowedHosts(filters.allowedHosts().toArray(String[]::new))
+            .toolNames(filters.toolNames())
+            .taskMode(filters.taskMode());
+    filters
+        .sharesTasksOn()
+        .ifPresent(node -> builder.shareTasks(node.transport().orElseThrow(), node.nodeId()));
+    return builder.build();
   }
 
   /** {@code PORT} (on 127.0.0.1), {@code HOST:PORT}, or {@code [V6]:PORT}. */

@@ -63,6 +63,11 @@ final class NodeListener implements Listener {
     return "node " + node.nodeId();
   }
 
+  /** This node's id on its transport. */
+  String nodeId() {
+    return node.nodeId();
+  }
+
   @Override
   public Optional<PubSub> transport() {
     return Optional.of(pubsub);

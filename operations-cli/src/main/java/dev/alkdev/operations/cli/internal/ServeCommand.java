@@ -193,6 +193,7 @@ final class ServeCommand implements Callable<Integer> {
       metrics.bindServer(server);
     }
     List<Listener> listeners = new ArrayList<>();
+    List<Listener> nodes = new ArrayList<>(); // in listeners once the MCP listeners are up
     CompletableFuture<String> stopRequested = new CompletableFuture<>();
     try {
       McpListener.Filters filters =
@@ -201,7 +202,23 @@ final class ServeCommand implements Callable<Integer> {
               mcpExclude,
               mcpAllowedHosts,
               McpListener.toolNames(mcpToolNames),
-              McpListener.taskMode(mcpTasks));
+              McpListener.taskMode(mcpTasks),
+              Optional.empty());
+      NodeListener.Settings settings =
+          new NodeListener.Settings(
+              Optional.ofNullable(nodeId),
+              heartbeat,
+              drainTimeout,
+              root.loadTimeout,
+              root.terminal().env());
+      // The nodes first, so the MCP servers can share their tasks over a node's transport (any
+      // server of the mesh answers for any task); listed in the usual order below.
+      for (RemoteTransports.Remote remote : remotes()) {
+        nodes.add(NodeListener.start(remote, server, settings));
+      }
+      if (!nodes.isEmpty() && !mcpTasks.equals("none")) {
+        filters = filters.sharingTasksOn((NodeListener) nodes.get(0));
+      }
       for (String where : mcpHttp) {
         listeners.add(McpListener.http(server, where, filters, drainTimeout));
       }
@@ -218,19 +235,10 @@ final class ServeCommand implements Callable<Integer> {
                 drainTimeout,
                 () -> stopRequested.complete("stdin ended")));
       }
-      NodeListener.Settings settings =
-          new NodeListener.Settings(
-              Optional.ofNullable(nodeId),
-              heartbeat,
-              drainTimeout,
-              root.loadTimeout,
-              root.terminal().env());
       for (String address : http) {
         listeners.add(HttpListener.start(address, server, drainTimeout, metrics));
       }
-      for (RemoteTransports.Remote remote : remotes()) {
-        listeners.add(NodeListener.start(remote, server, settings));
-      }
+      listeners.addAll(nodes);
       for (String listen : ws) {
         listeners.add(HubListener.start(listen, server, settings));
       }
@@ -240,7 +248,9 @@ final class ServeCommand implements Callable<Integer> {
         }
       }
     } catch (RuntimeException e) {
-      stop(listeners, server, session);
+      List<Listener> started = new ArrayList<>(listeners);
+      nodes.stream().filter(node -> !started.contains(node)).forEach(started::add);
+      stop(started, server, session);
       throw e;
     }
     printListeners(output, listeners, session, stdio);

@@ -42,4 +42,9 @@ public record Config(
     Function<OperationSpec, McpTaskMode> taskMode,
     Duration taskTtl,
     int maxTasks,
-    RequestObserver observer) {}
+    Optional<TaskSharing> taskSharing,
+    RequestObserver observer) {
+
+  /** The transport and node id tasks are shared with the mesh's other MCP servers on. */
+  public record TaskSharing(dev.alkdev.operations.pubsub.PubSub pubsub, String nodeId) {}
+}

@@ -57,7 +57,19 @@ public final class Engine implements AutoCloseable {
   private ToolCatalog announced; // guarded by this
   private volatile boolean closed;
 
+  /** Tasks shared with the other servers of a mesh; null when they are not. */
+  private final TaskMesh taskMesh;
+
   public Engine(OperationServer server, Config config) {
+    Tasks tasks = new Tasks(config.taskTtl(), config.maxTasks());
+    this.taskMesh =
+        config
+            .taskSharing()
+            .map(sharing -> new TaskMesh(sharing.pubsub(), sharing.nodeId(), tasks))
+            .orElse(null);
+    if (taskMesh != null) {
+      tasks.idSuffix(taskMesh.idSuffix());
+    }
     this.server = server;
     this.registry = server.registry();
     this.config = config;
@@ -78,7 +90,8 @@ public final class Engine implements AutoCloseable {
             new Listens(config.maxSessions(), config.maxSessionsPerClient()),
             config.observer(),
             config.taskMode(),
-            new Tasks(config.taskTtl(), config.maxTasks()));
+            tasks,
+            taskMesh);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -253,6 +266,9 @@ public final class Engine implements AutoCloseable {
       stdio.close();
     }
     scheduler.shutdownNow();
+    if (taskMesh != null) {
+      taskMesh.close();
+    }
   }
 
   /** The names a Host header may carry: loopback names, the bound host, and the configured ones. */

@@ -110,7 +110,8 @@ public final class Protocol {
       Listens listens,
       RequestObserver observer,
       Function<OperationSpec, McpTaskMode> taskMode,
-      Tasks tasks) {
+      Tasks tasks,
+      TaskMesh taskMesh) {
     this.server = server;
     this.catalog = catalog;
     this.serverName = serverName;
@@ -125,7 +126,10 @@ public final class Protocol {
     this.observer = observer;
     this.taskMode = taskMode;
     this.tasks = tasks;
+    this.taskMesh = Optional.ofNullable(taskMesh);
   }
+
+  private final Optional<TaskMesh> taskMesh;
 
   private final Function<OperationSpec, McpTaskMode> taskMode;
   private final Tasks tasks;
@@ -255,7 +259,7 @@ public final class Protocol {
             toolsCall(session, id, params, exchange, Optional.of(meta), observation);
         case "subscriptions/listen" -> listens.listen(session, id, params, exchange);
         case "tasks/get", "tasks/update", "tasks/cancel" ->
-            exchange.reply(task(session, id, method, params, meta));
+            task(session, id, method, params, meta, exchange);
         default ->
             exchange.reply(
                 Json.error(
@@ -546,32 +550,72 @@ public final class Protocol {
   /**
    * tasks/get, tasks/update, tasks/cancel: only for a client that declares the extension (checked
    * before the id, as the extension says), and only on the caller's own tasks; an unknown or
-   * expired id, or another caller's, is -32602 alike.
+   * expired id, or another caller's, is -32602 alike. A task another server of the mesh runs is
+   * asked of that server.
    */
-  private ObjectNode task(
-      Session session, JsonNode id, String method, JsonNode params, Modern.Meta meta) {
+  private void task(
+      Session session,
+      JsonNode id,
+      String method,
+      JsonNode params,
+      Modern.Meta meta,
+      Exchange exchange) {
     if (!Tasks.declared(meta.clientCapabilities())) {
-      return Tasks.missingCapability(id, method);
+      exchange.reply(Tasks.missingCapability(id, method));
+      return;
     }
-    JsonNode taskId = params.get("taskId");
-    if (taskId == null || !taskId.isString()) {
-      return Json.error(id, Json.INVALID_PARAMS, "params.taskId must be a string", null);
+    JsonNode taskIdNode = params.get("taskId");
+    if (taskIdNode == null || !taskIdNode.isString()) {
+      exchange.reply(Json.error(id, Json.INVALID_PARAMS, "params.taskId must be a string", null));
+      return;
     }
-    Optional<Tasks.Task> found = tasks.find(taskId.asString(), session.identity);
+    String taskId = taskIdNode.asString();
+    Optional<String> owner = taskMesh.flatMap(mesh -> mesh.ownerElsewhere(taskId));
+    if (owner.isPresent()) {
+      String op = method.equals("tasks/cancel") ? "cancel" : "get";
+      taskMesh
+          .get()
+          .ask(owner.get(), op, taskId, session.identity)
+          .whenComplete(
+              (task, error) -> {
+                if (error != null) {
+                  exchange.reply(
+                      Json.error(
+                          id,
+                          Json.INTERNAL_ERROR,
+                          CallError.from(error, ErrorCode.UNAVAILABLE, "Asking for task " + taskId)
+                              .getMessage(),
+                          null));
+                } else if (!task.has("taskId")) {
+                  exchange.reply(notFound(id));
+                } else {
+                  exchange.reply(
+                      Json.result(
+                          id, method.equals("tasks/get") ? (ObjectNode) task : Json.object()));
+                }
+              });
+      return;
+    }
+    Optional<Tasks.Task> found = tasks.find(taskId, session.identity);
     if (found.isEmpty()) {
-      return Json.error(id, Json.INVALID_PARAMS, "Failed to retrieve task: Task not found", null);
+      exchange.reply(notFound(id));
+      return;
     }
     Tasks.Task task = found.get();
-    return switch (method) {
-      case "tasks/get" -> Json.result(id, task.json(true));
+    switch (method) {
+      case "tasks/get" -> exchange.reply(Json.result(id, task.json(true)));
       case "tasks/cancel" -> {
         task.cancel();
-        yield Json.result(id, Json.object());
+        exchange.reply(Json.result(id, Json.object()));
       }
       // No task of this server asks for input; answers to nothing asked are ignored, as the
       // extension says.
-      default -> Json.result(id, Json.object());
-    };
+      default -> exchange.reply(Json.result(id, Json.object()));
+    }
+  }
+
+  private static ObjectNode notFound(JsonNode id) {
+    return Json.error(id, Json.INVALID_PARAMS, "Failed to retrieve task: Task not found", null);
   }
 
   /**

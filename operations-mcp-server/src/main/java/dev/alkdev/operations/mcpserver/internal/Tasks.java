@@ -34,6 +34,9 @@ final class Tasks {
   private final int maxTasks;
   private final AtomicLong lastSweep = new AtomicLong();
 
+  /** What every task id ends with: its node's key when tasks are shared ({@link TaskMesh}). */
+  private volatile String idSuffix = "";
+
   Tasks(Duration ttl, int maxTasks) {
     this.ttl = ttl;
     this.maxTasks = maxTasks;
@@ -41,6 +44,10 @@ final class Tasks {
 
   Duration ttl() {
     return ttl;
+  }
+
+  void idSuffix(String suffix) {
+    this.idSuffix = suffix;
   }
 
   /** Whether the request's client capabilities declare the extension. */
@@ -68,7 +75,8 @@ final class Tasks {
     }
     byte[] bits = new byte[16];
     RANDOM.nextBytes(bits);
-    Task task = new Task(HexFormat.of().formatHex(bits), owner.subject(), Instant.now(), ttl);
+    Task task =
+        new Task(HexFormat.of().formatHex(bits) + idSuffix, owner.subject(), Instant.now(), ttl);
     tasks.put(task.id, task);
     return Optional.of(task);
   }
