@@ -173,6 +173,36 @@ class McpOAuthTest {
   }
 
   @Test
+  void aBrowserSentBackReachesTheLoopbackListener() throws Exception {
+    // What a browser does: follows the authorization server's redirect to the client's loopback
+    // listener, which takes the response and shows a page; the prompt itself sees nothing.
+    java.util.concurrent.atomic.AtomicReference<String> page =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    McpOAuth browser =
+        McpOAuth.builder()
+            .prompt(
+                (url, redirect) ->
+                    java.net.http.HttpClient.newBuilder()
+                        .followRedirects(java.net.http.HttpClient.Redirect.ALWAYS)
+                        .build()
+                        .sendAsync(
+                            java.net.http.HttpRequest.newBuilder(url).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString())
+                        .thenApply(
+                            response -> {
+                              page.set(response.body());
+                              return java.util.Optional.<URI>empty();
+                            }))
+            .authorizationTimeout(Duration.ofSeconds(10))
+            .build();
+    try (McpClientWrapper client = connect(browser, McpClientConfig.Era.AUTO)) {
+      assertThat(add(client).toString()).contains("5");
+    }
+    assertThat(page.get()).contains("You can close this window");
+    assertThat(authorizationServer.codeGrants).hasValue(1);
+  }
+
+  @Test
   void theClientCredentialsGrantNeedsNoUser() throws Exception {
     authorizationServer.addClient("service", "service-secret");
     McpOAuth oauth =

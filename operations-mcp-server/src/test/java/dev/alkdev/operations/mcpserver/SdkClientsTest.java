@@ -26,8 +26,9 @@ import tools.jackson.databind.JsonNode;
  * The official SDKs' clients against our server, each in its 2025 mode, its auto mode (which probes
  * and finds 2026-07-28) and pinned to 2026-07-28, a call with progress and one with structured
  * output in each: the TypeScript SDK's v2 client ({@code @modelcontextprotocol/client} 2.4.0, Node
- * 22) and the Python SDK's ({@code mcp} 2.3.0, in a virtual environment). Each runs a small script
- * (test resources) that prints one line of JSON.
+ * 22), its v1 client ({@code @modelcontextprotocol/sdk} 1.32.2, 2025 only) and the Python SDK's
+ * ({@code mcp} 2.3.0, in a virtual environment). Each runs a small script (test resources) that
+ * prints one line of JSON.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SdkClientsTest {
@@ -42,6 +43,23 @@ class SdkClientsTest {
       @Override
       Path dir() {
         // Beside the packages, so Node resolves the import from the cache's node_modules.
+        return NodePackages.dir();
+      }
+
+      @Override
+      Path runtime() {
+        return NodePackages.node();
+      }
+    },
+    /** The TypeScript SDK's v1 client, which many hosts still ship: the 2025 revisions only. */
+    TYPESCRIPT_V1("/node/ts-sdk-v1-client.mjs") {
+      @Override
+      Optional<String> install() throws InterruptedException {
+        return NodePackages.ensure("@modelcontextprotocol/sdk@1.32.2");
+      }
+
+      @Override
+      Path dir() {
         return NodePackages.dir();
       }
 
@@ -106,6 +124,7 @@ class SdkClientsTest {
     "TYPESCRIPT, legacy, 2025-11-25",
     "TYPESCRIPT, auto, 2026-07-28",
     "TYPESCRIPT, 2026, 2026-07-28",
+    "TYPESCRIPT_V1, legacy, 2025-11-25",
     "PYTHON, 2025, 2025-11-25",
     "PYTHON, auto, 2026-07-28",
     "PYTHON, 2026, 2026-07-28"
