@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
 /** The MCP Inspector's CLI lists and calls our tools over streamable HTTP and over stdio. */
@@ -30,21 +32,30 @@ class InspectorCliTest {
     notReady = NodePackages.ensure(INSPECTOR);
   }
 
-  @Test
-  void overStreamableHttp() throws Exception {
+  /**
+   * In each of its eras: legacy (2025, initialize and a session), modern (2026-07-28) and auto
+   * (probes, finds 2026-07-28). A modern result carries the server's identity in _meta, which tells
+   * the eras apart.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"legacy", "auto", "modern"})
+  void overStreamableHttp(String era) throws Exception {
     assumeTrue(notReady.isEmpty(), () -> "MCP Inspector not installed: " + notReady.orElse(""));
     try (OperationRegistry registry = Fixtures.general();
         OperationServer pipeline = OperationServer.create(registry);
         McpServer server = McpServer.builder(pipeline).build();
         McpHttpEndpoint http = server.startHttp(0)) {
       String url = http.uri().toString();
-      JsonNode tools = inspector(url, "--transport", "http", "--method", "tools/list");
+      JsonNode tools =
+          inspector(url, "--transport", "http", "--protocol-era", era, "--method", "tools/list");
       assertThat(tools.toString()).contains("math.add").contains("feed.numbers");
       JsonNode sum =
           inspector(
               url,
               "--transport",
               "http",
+              "--protocol-era",
+              era,
               "--method",
               "tools/call",
               "--tool-name",
@@ -53,6 +64,10 @@ class InspectorCliTest {
               "a=2",
               "b=40");
       assertThat(sum.at("/structuredContent/sum").asDouble()).isEqualTo(42.0);
+      boolean modern = !era.equals("legacy");
+      assertThat(sum.path("_meta").has("io.modelcontextprotocol/serverInfo"))
+          .as(sum.toString())
+          .isEqualTo(modern);
     }
   }
 
