@@ -3,12 +3,16 @@ package dev.alkdev.operations.examples;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationContext;
+import dev.alkdev.operations.OperationHandler;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.envelope.Envelopes;
 import dev.alkdev.operations.envelope.McpContentBlock;
 import dev.alkdev.operations.envelope.McpResourceContent;
+import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.mcpserver.McpAsk;
 import dev.alkdev.operations.mcpserver.McpHttpEndpoint;
 import dev.alkdev.operations.mcpserver.McpLogLevel;
 import dev.alkdev.operations.mcpserver.McpNotifications;
@@ -17,9 +21,14 @@ import dev.alkdev.operations.mcpserver.McpTaskMode;
 import dev.alkdev.operations.serving.OperationServer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The fixture tools of the MCP conformance suite ({@code @modelcontextprotocol/conformance}) as
@@ -195,7 +204,263 @@ public final class McpConformanceServer {
             .build(),
         Handler.blocking((input, context) -> input));
     taskFixtures(registry);
+    askingFixtures(registry);
     return registry;
+  }
+
+  /**
+   * Tools whose handlers ask the client ({@link McpAsk}): in a 2025 session the requests go to the
+   * client on the call's stream; in 2026-07-28 the call answers with an InputRequiredResult and
+   * goes on when the client sends it again with the answers.
+   */
+  private static void askingFixtures(OperationRegistry registry) {
+    asking(
+        registry,
+        "test_sampling",
+        (input, context) -> {
+          JsonNode answer =
+              await(
+                  McpAsk.createMessage(
+                      context, "sample", sampling(input.path("prompt").asString("Hello"), 100)));
+          return text("LLM response: " + answer.at("/content/text").asString(""));
+        });
+    asking(
+        registry,
+        "test_elicitation",
+        (input, context) -> {
+          JsonNode answer =
+              await(
+                  McpAsk.elicit(
+                      context,
+                      "info",
+                      input.path("message").asString("Please provide your information"),
+                      JSON.readTree(
+                          """
+                          {"type": "object",
+                           "properties": {
+                             "username": {"type": "string", "description": "User's response"},
+                             "email": {"type": "string", "description": "User's email address"}},
+                           "required": ["username", "email"]}
+                          """)));
+          return text(
+              "User response: action="
+                  + answer.path("action").asString()
+                  + ", content="
+                  + answer.path("content"));
+        });
+    asking(
+        registry,
+        "test_elicitation_sep1034_defaults",
+        (input, context) -> {
+          JsonNode answer =
+              await(
+                  McpAsk.elicit(
+                      context,
+                      "defaults",
+                      "Confirm or change these values",
+                      JSON.readTree(
+                          """
+                          {"type": "object",
+                           "properties": {
+                             "name": {"type": "string", "default": "John Doe"},
+                             "age": {"type": "integer", "default": 30},
+                             "score": {"type": "number", "default": 95.5},
+                             "status": {"type": "string", "enum": ["active", "inactive", "pending"],
+                                        "default": "active"},
+                             "verified": {"type": "boolean", "default": true}},
+                           "required": []}
+                          """)));
+          return text(
+              "Elicitation completed: action="
+                  + answer.path("action").asString()
+                  + ", content="
+                  + answer.path("content"));
+        });
+    asking(
+        registry,
+        "test_elicitation_sep1330_enums",
+        (input, context) -> {
+          JsonNode answer =
+              await(
+                  McpAsk.elicit(
+                      context,
+                      "enums",
+                      "Pick your options",
+                      JSON.readTree(
+                          """
+                          {"type": "object",
+                           "properties": {
+                             "untitledSingle": {"type": "string",
+                               "enum": ["option1", "option2", "option3"]},
+                             "titledSingle": {"type": "string", "oneOf": [
+                               {"const": "value1", "title": "First Option"},
+                               {"const": "value2", "title": "Second Option"},
+                               {"const": "value3", "title": "Third Option"}]},
+                             "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                               "enumNames": ["Option One", "Option Two", "Option Three"]},
+                             "untitledMulti": {"type": "array", "minItems": 1, "maxItems": 3,
+                               "items": {"type": "string",
+                                 "enum": ["option1", "option2", "option3"]}},
+                             "titledMulti": {"type": "array", "minItems": 1, "maxItems": 3,
+                               "items": {"anyOf": [
+                                 {"const": "value1", "title": "First Choice"},
+                                 {"const": "value2", "title": "Second Choice"},
+                                 {"const": "value3", "title": "Third Choice"}]}}},
+                           "required": []}
+                          """)));
+          return text(
+              "Elicitation completed: action="
+                  + answer.path("action").asString()
+                  + ", content="
+                  + answer.path("content"));
+        });
+    asking(
+        registry,
+        "test_input_required_result_elicitation",
+        (input, context) ->
+            text("Hello, " + askName(context, "user_name", "What is your name?") + "!"));
+    asking(
+        registry,
+        "test_input_required_result_sampling",
+        (input, context) ->
+            text(
+                await(
+                        McpAsk.createMessage(
+                            context,
+                            "capital_question",
+                            sampling("What is the capital of France?", 100)))
+                    .at("/content/text")
+                    .asString("")));
+    asking(
+        registry,
+        "test_input_required_result_list_roots",
+        (input, context) ->
+            text(
+                "Found "
+                    + await(McpAsk.listRoots(context, "client_roots")).path("roots").size()
+                    + " root(s)"));
+    asking(
+        registry,
+        "test_input_required_result_request_state",
+        (input, context) -> {
+          confirm(context, "confirm");
+          return text("state-ok");
+        });
+    asking(
+        registry,
+        "test_input_required_result_tampered_state",
+        (input, context) -> {
+          confirm(context, "confirm");
+          return text("confirmed");
+        });
+    // Three questions at once: they go out in one round.
+    asking(
+        registry,
+        "test_input_required_result_multiple_inputs",
+        (input, context) -> {
+          CompletableFuture<JsonNode> name =
+              McpAsk.elicit(context, "user_name", "What is your name?", nameSchema());
+          CompletableFuture<JsonNode> greeting =
+              McpAsk.createMessage(context, "greeting", sampling("Generate a greeting", 50));
+          CompletableFuture<JsonNode> roots = McpAsk.listRoots(context, "client_roots");
+          return text(
+              await(greeting).at("/content/text").asString("")
+                  + " "
+                  + await(name).at("/content/name").asString("")
+                  + " ("
+                  + await(roots).path("roots").size()
+                  + " root(s))");
+        });
+    // Two rounds, one after the other.
+    asking(
+        registry,
+        "test_input_required_result_multi_round",
+        (input, context) -> {
+          String name = askName(context, "step1", "Step 1: What is your name?");
+          JsonNode color =
+              await(
+                  McpAsk.elicit(
+                      context,
+                      "step2",
+                      "Step 2: What is your favorite color?",
+                      JSON.readTree(
+                          "{\"type\":\"object\",\"properties\":{\"color\":{\"type\":\"string\"}},"
+                              + "\"required\":[\"color\"]}")));
+          return text(name + " likes " + color.at("/content/color").asString(""));
+        });
+    // Asks only what the client can answer.
+    asking(
+        registry,
+        "test_input_required_result_capabilities",
+        (input, context) -> {
+          if (McpAsk.canAsk(context, "elicitation/create")) {
+            return text("Hello, " + askName(context, "user_name", "What is your name?") + "!");
+          }
+          return text(
+              await(McpAsk.createMessage(context, "sample_input", sampling("Sample request", 50)))
+                  .at("/content/text")
+                  .asString(""));
+        });
+    // Cannot work without sampling: a client that does not declare it is refused (-32021).
+    asking(
+        registry,
+        "test_missing_capability",
+        (input, context) ->
+            text(
+                await(McpAsk.createMessage(context, "needs_sampling", sampling("Summarize", 50)))
+                    .at("/content/text")
+                    .asString("")));
+  }
+
+  private static void asking(OperationRegistry registry, String name, OperationHandler handler) {
+    registry.register(spec(name, OperationType.MUTATION).build(), Handler.blocking(handler));
+  }
+
+  private static String askName(OperationContext context, String key, String question)
+      throws Exception {
+    return await(McpAsk.elicit(context, key, question, nameSchema()))
+        .at("/content/name")
+        .asString("");
+  }
+
+  private static void confirm(OperationContext context, String key) throws Exception {
+    await(
+        McpAsk.elicit(
+            context,
+            key,
+            "Please confirm",
+            JSON.readTree(
+                "{\"type\":\"object\",\"properties\":{\"ok\":{\"type\":\"boolean\"}},"
+                    + "\"required\":[\"ok\"]}")));
+  }
+
+  private static JsonNode nameSchema() {
+    return JSON.readTree(
+        "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+            + "\"required\":[\"name\"]}");
+  }
+
+  private static ObjectNode sampling(String prompt, int maxTokens) {
+    ObjectNode params = JSON.createObjectNode();
+    ObjectNode message = params.putArray("messages").addObject();
+    message.put("role", "user");
+    message.putObject("content").put("type", "text").put("text", prompt);
+    params.put("maxTokens", maxTokens);
+    return params;
+  }
+
+  /** The client's answer, waited for as long as a client may take; its failure as it is. */
+  private static JsonNode await(CompletableFuture<JsonNode> answer) throws Exception {
+    try {
+      return answer.get(2, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
+  }
+
+  private static ResponseEnvelope<JsonNode> text(String text) {
+    return Envelopes.mcpEnvelope(
+        JSON.createArrayNode(), false, List.of(McpContentBlock.text(text)));
   }
 
   /** The tools the tasks extension's scenarios call. */

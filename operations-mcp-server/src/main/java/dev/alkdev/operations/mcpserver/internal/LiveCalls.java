@@ -22,6 +22,28 @@ public final class LiveCalls {
     CALLS.remove(requestId, call);
   }
 
+  /** The requests a server may send a client during a call, and the capability each needs. */
+  public static final java.util.Map<String, String> ASKABLE =
+      java.util.Map.of(
+          "elicitation/create", "elicitation",
+          "sampling/createMessage", "sampling",
+          "roots/list", "roots");
+
+  /** Not API: {@code McpAsk.request}; empty when no MCP call has that request id. */
+  public static java.util.Optional<java.util.concurrent.CompletableFuture<JsonNode>> ask(
+      String requestId, String key, String method, tools.jackson.databind.node.ObjectNode params) {
+    McpCall call = CALLS.get(requestId);
+    return call == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(call.ask(key, method, params));
+  }
+
+  /** Not API: {@code McpAsk.canAsk}. */
+  public static boolean canAsk(String requestId, String method) {
+    McpCall call = CALLS.get(requestId);
+    return call != null && ASKABLE.containsKey(method) && call.canAsk(ASKABLE.get(method));
+  }
+
   /** Not API: {@code McpNotifications.log}. */
   public static boolean log(String requestId, McpLogLevel level, String logger, JsonNode data) {
     McpCall call = CALLS.get(requestId);

@@ -20,9 +20,9 @@ import tools.jackson.databind.node.ObjectNode;
 final class McpCall implements CallSink {
   private final Session session;
   private final String key;
-  private final JsonNode rpcId;
+  private volatile JsonNode rpcId;
   private final ToolCatalog.Tool tool;
-  private final Exchange exchange;
+  private volatile Exchange exchange;
   private final JsonNode progressToken;
   private final String requestId;
   private final boolean subscription;
@@ -32,6 +32,45 @@ final class McpCall implements CallSink {
   private final Protocol.Running running;
   private final LogFilter logs;
   private volatile ServedCall served;
+
+  // Asking the client (McpAsk). In 2026-07-28 the asks of a round go out together as one
+  // InputRequiredResult, and the call waits for the client to send it again with the answers.
+  private final Object askLock = new Object();
+  private final java.util.Map<String, PendingAsk> asks = new java.util.LinkedHashMap<>();
+  private int askCount; // guarded by askLock
+  private boolean roundScheduled; // guarded by askLock
+  private boolean waitingForRetry; // guarded by askLock
+  private String requestState; // guarded by askLock
+  private volatile Modern.Meta meta;
+  private volatile InputRounds rounds;
+
+  /** The answers the current 2026-07-28 request carries (inputResponses), used once each. */
+  private ObjectNode responses = Json.object(); // guarded by askLock
+
+  private record PendingAsk(
+      String method, ObjectNode params, java.util.concurrent.CompletableFuture<JsonNode> answer) {}
+
+  /** How long a call waits for its client to send it again with the input it asked for. */
+  static final long INPUT_WAIT_SECONDS = 120;
+
+  private void giveUpWaiting(String state) {
+    synchronized (askLock) {
+      if (!waitingForRetry || !state.equals(requestState)) {
+        return;
+      }
+    }
+    cancel(
+        CallError.of(
+            ErrorCode.CANCELLED,
+            "The client did not send the call again with its input within "
+                + INPUT_WAIT_SECONDS
+                + " s"),
+        false);
+  }
+
+  /** How long the asks of one round are gathered before they go out together. */
+  private static final long ROUND_GATHER_MILLIS = 20;
+
   private volatile CallError cancelBeforeStart;
 
   // Touched only from the sink's signals, which the pipeline runs one at a time.
@@ -67,6 +106,218 @@ final class McpCall implements CallSink {
 
   String requestId() {
     return requestId;
+  }
+
+  /**
+   * A 2026-07-28 call: its request's metadata, where it waits for a retry with input, and the
+   * answers its request already carries.
+   */
+  McpCall modern(Modern.Meta meta, InputRounds rounds, JsonNode inputResponses) {
+    this.meta = meta;
+    this.rounds = rounds;
+    synchronized (askLock) {
+      this.responses =
+          inputResponses instanceof ObjectNode given ? given.deepCopy() : Json.object();
+    }
+    return this;
+  }
+
+  /** Whether the client declared {@code capability} (on this request in 2026-07-28). */
+  boolean canAsk(String capability) {
+    if (exchange instanceof Tasks.TaskExchange) {
+      return false;
+    }
+    Modern.Meta current = meta;
+    if (current != null) {
+      return current.hasCapability(capability);
+    }
+    JsonNode declared = session.clientCapabilities;
+    return declared != null && declared.path(capability).isObject();
+  }
+
+  /**
+   * An answer fit for {@code method}: an elicitation's has an action, a sampling's content, a roots
+   * request's roots; anything else is treated as no answer (asked again).
+   */
+  private static boolean fits(String method, JsonNode answer) {
+    if (!(answer instanceof ObjectNode object)) {
+      return false;
+    }
+    return switch (method) {
+      case "elicitation/create" -> object.path("action").isString();
+      case "sampling/createMessage" -> object.has("content");
+      default -> object.path("roots").isArray();
+    };
+  }
+
+  ToolCatalog.Tool tool() {
+    return tool;
+  }
+
+  String callerSubject() {
+    return session.identity.subject();
+  }
+
+  /**
+   * The handler asks the client ({@code McpAsk}). A 2025 session gets the request on the call's
+   * stream and its answer comes back on the session; in 2026-07-28 it joins this round's
+   * InputRequiredResult. Refused at once when the client did not declare the capability.
+   */
+  java.util.concurrent.CompletableFuture<JsonNode> ask(
+      String key, String method, ObjectNode params) {
+    java.util.concurrent.CompletableFuture<JsonNode> answer =
+        new java.util.concurrent.CompletableFuture<>();
+    if (done.get()) {
+      answer.completeExceptionally(CallError.of(ErrorCode.CANCELLED, "The call has ended"));
+      return answer;
+    }
+    String capability = LiveCalls.ASKABLE.get(method);
+    if (exchange instanceof Tasks.TaskExchange) {
+      answer.completeExceptionally(
+          CallError.of(
+              ErrorCode.PROTOCOL_ERROR,
+              "A call run as a task cannot ask its client (" + method + ")"));
+      return answer;
+    }
+    Modern.Meta current = meta;
+    if (current != null) {
+      if (!current.hasCapability(capability)) {
+        answer.completeExceptionally(missing(capability));
+        return answer;
+      }
+      synchronized (askLock) {
+        JsonNode given = responses.remove(key);
+        if (given != null && fits(method, given)) {
+          answer.complete(given);
+          return answer;
+        }
+        PendingAsk earlier = asks.get(key);
+        if (earlier != null && !earlier.answer().isDone()) {
+          return earlier.answer(); // the same question, not answered yet
+        }
+        askCount++;
+        asks.put(key, new PendingAsk(method, params, answer));
+        if (!roundScheduled) {
+          roundScheduled = true;
+          java.util.concurrent.CompletableFuture.delayedExecutor(
+                  ROUND_GATHER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)
+              .execute(this::sendRound);
+        }
+      }
+      return answer;
+    }
+    JsonNode declared = session.clientCapabilities;
+    if (declared == null || !declared.path(capability).isObject()) {
+      answer.completeExceptionally(missing(capability));
+      return answer;
+    }
+    String id = "ops-ask-" + session.askIds.incrementAndGet();
+    session.asks.put(id, answer);
+    answer.whenComplete((ok, error) -> session.asks.remove(id, answer));
+    ObjectNode request = Json.object();
+    request.put("jsonrpc", "2.0");
+    request.put("id", id);
+    request.put("method", method);
+    request.set("params", params);
+    exchange.notify(request);
+    return answer;
+  }
+
+  private static CallError missing(String capability) {
+    MissingCapability why = new MissingCapability(capability);
+    return CallError.of(ErrorCode.PROTOCOL_ERROR, why.getMessage(), why);
+  }
+
+  /** 2026-07-28: the round's unanswered asks go out as an InputRequiredResult. */
+  private void sendRound() {
+    ObjectNode result = Json.object();
+    Exchange current;
+    JsonNode id;
+    synchronized (askLock) {
+      roundScheduled = false;
+      if (done.get() || waitingForRetry) {
+        return;
+      }
+      ObjectNode requests = Json.object();
+      asks.forEach(
+          (key, ask) -> {
+            if (!ask.answer().isDone()) {
+              ObjectNode request = requests.putObject(key);
+              request.put("method", ask.method());
+              request.set("params", ask.params());
+            }
+          });
+      if (requests.isEmpty()) {
+        return;
+      }
+      waitingForRetry = true;
+      requestState = rounds.suspend(this);
+      String state = requestState;
+      // A client that never sends the call again (it had no one to ask, or went away) must not
+      // hold the call: it is cancelled when no answer came in time.
+      java.util.concurrent.CompletableFuture.delayedExecutor(
+              INPUT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+          .execute(() -> giveUpWaiting(state));
+      result.put("resultType", "input_required");
+      result.set("inputRequests", requests);
+      result.put("requestState", requestState);
+      current = exchange;
+      id = rpcId;
+    }
+    current.reply(Json.result(id, result));
+  }
+
+  /**
+   * The client sent the call again with answers: the new request takes over (its id, its exchange,
+   * its metadata), each answer completes its ask, and asks left unanswered go out again. False when
+   * the call is no longer waiting (it ended meanwhile).
+   */
+  boolean resume(
+      JsonNode newId, Exchange newExchange, Modern.Meta newMeta, JsonNode inputResponses) {
+    JsonNode responses = inputResponses;
+    java.util.List<Runnable> answered = new java.util.ArrayList<>();
+    boolean askAgain = false;
+    synchronized (askLock) {
+      if (done.get() || !waitingForRetry) {
+        return false;
+      }
+      waitingForRetry = false;
+      requestState = null;
+      exchange = newExchange;
+      rpcId = newId;
+      meta = newMeta;
+      for (java.util.Iterator<PendingAsk> it = asks.values().iterator(); it.hasNext(); ) {
+        PendingAsk ask = it.next();
+        if (ask.answer().isDone()) {
+          it.remove();
+        }
+      }
+      ObjectNode given = responses instanceof ObjectNode object ? object.deepCopy() : Json.object();
+      for (java.util.Map.Entry<String, PendingAsk> entry : asks.entrySet()) {
+        JsonNode response = given.remove(entry.getKey());
+        PendingAsk ask = entry.getValue();
+        if (response != null && fits(ask.method(), response)) {
+          answered.add(() -> ask.answer().complete(response));
+        } else {
+          askAgain = true;
+        }
+      }
+      this.responses = given; // answers to questions not asked yet
+    }
+    newExchange.onBroken(
+        () -> cancel(CallError.of(ErrorCode.CANCELLED, "The client went away"), false));
+    answered.forEach(Runnable::run);
+    if (askAgain) {
+      synchronized (askLock) {
+        if (!roundScheduled) {
+          roundScheduled = true;
+          java.util.concurrent.CompletableFuture.delayedExecutor(
+                  ROUND_GATHER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)
+              .execute(this::sendRound);
+        }
+      }
+    }
+    return true;
   }
 
   boolean isSubscription() {
@@ -150,8 +401,24 @@ final class McpCall implements CallSink {
       }
       return;
     }
+    MissingCapability missing = missingIn(error);
+    if (missing != null) {
+      ObjectNode data = Json.object();
+      data.putObject("requiredCapabilities").putObject(missing.capability);
+      finish(Json.error(rpcId, Modern.MISSING_CLIENT_CAPABILITY, missing.getMessage(), data));
+      return;
+    }
     ResultMapper.Outcome outcome = ResultMapper.error(error, tool.name());
     finish(outcome.isResult() ? Json.result(rpcId, outcome.result()) : rpcError(error));
+  }
+
+  private static MissingCapability missingIn(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof MissingCapability missing) {
+        return missing;
+      }
+    }
+    return null;
   }
 
   private ObjectNode rpcError(CallError error) {
@@ -208,6 +475,17 @@ final class McpCall implements CallSink {
   }
 
   private void cleanup() {
+    synchronized (askLock) {
+      if (rounds != null) {
+        rounds.forget(requestState, this);
+      }
+      asks.values()
+          .forEach(
+              ask ->
+                  ask.answer()
+                      .completeExceptionally(
+                          CallError.of(ErrorCode.CANCELLED, "The call has ended")));
+    }
     session.calls.remove(key, this);
     LiveCalls.remove(requestId, this);
     running.release();

@@ -171,6 +171,10 @@ public final class Protocol {
 
   /** Handles a notification (or a client's response, which this server never asks for). */
   void notification(Session session, JsonNode message) {
+    if (!message.has("method") && message.get("id") != null) {
+      answered(session, message);
+      return;
+    }
     String method = message.path("method").asString("");
     switch (method) {
       case "notifications/initialized" -> session.initialized = session.opened;
@@ -192,6 +196,31 @@ public final class Protocol {
       default -> {
         // Other notifications (roots/list_changed, progress from the client) need nothing.
       }
+    }
+  }
+
+  /**
+   * The client's answer to a request a handler sent it (McpAsk, 2025): completes the handler's
+   * future; an answer to nothing asked is dropped.
+   */
+  private static void answered(Session session, JsonNode message) {
+    java.util.concurrent.CompletableFuture<JsonNode> ask =
+        session.asks.remove(message.get("id").asString(""));
+    if (ask == null) {
+      return;
+    }
+    JsonNode error = message.get("error");
+    if (error != null) {
+      ask.completeExceptionally(
+          CallError.of(
+              ErrorCode.EXECUTION_ERROR,
+              "The client answered with an error: "
+                  + error.path("message").asString("")
+                  + " ("
+                  + error.path("code").asInt()
+                  + ")"));
+    } else {
+      ask.complete(message.path("result"));
     }
   }
 
@@ -351,6 +380,9 @@ public final class Protocol {
     String version = NEGOTIATED.contains(asked) ? asked : NEGOTIATED.get(0);
     session.protocolVersion = version;
     session.opened = true;
+    if (params.get("capabilities") instanceof ObjectNode declared) {
+      session.clientCapabilities = declared;
+    }
     ObjectNode result = Json.object();
     result.put("protocolVersion", version);
     ObjectNode capabilities = result.putObject("capabilities");
@@ -425,6 +457,11 @@ public final class Protocol {
       return;
     }
     Optional<JsonNode> input = inputOf(tool, arguments);
+    JsonNode requestState = params.get("requestState");
+    if (modern.isPresent() && requestState != null && !requestState.isNull()) {
+      resume(session, id, params, tool, requestState, exchange, modern.get());
+      return;
+    }
     if (modern.isPresent()) {
       McpTaskMode mode = modeOf(tool);
       boolean declared = Tasks.declared(modern.get().clientCapabilities());
@@ -466,6 +503,7 @@ public final class Protocol {
             maxItemBytes,
             running,
             modern.map(meta -> LogFilter.ofRequest(meta.logLevel())).orElse(LogFilter.SESSION));
+    modern.ifPresent(meta -> call.modern(meta, inputRounds, params.get("inputResponses")));
     if (session.calls.putIfAbsent(key, call) != null) {
       exchange.reply(
           Json.error(id, Json.INVALID_REQUEST, "Request id " + id + " is already running", null));
@@ -485,6 +523,40 @@ public final class Protocol {
       request.demand(maxItems);
     }
     server.serve(request.build(), call);
+  }
+
+  private final InputRounds inputRounds = new InputRounds();
+
+  /**
+   * A 2026-07-28 call sent again with the input it asked for: the waiting call takes the new
+   * request over. A state this server did not give (altered, replayed, expired), or one for another
+   * tool or caller, is refused.
+   */
+  private void resume(
+      Session session,
+      JsonNode id,
+      JsonNode params,
+      ToolCatalog.Tool tool,
+      JsonNode requestState,
+      Exchange exchange,
+      Modern.Meta meta) {
+    McpCall waiting = requestState.isString() ? inputRounds.take(requestState.asString()) : null;
+    if (waiting == null
+        || !waiting.tool().name().equals(tool.name())
+        || !waiting.callerSubject().equals(session.identity.subject())) {
+      exchange.reply(
+          Json.error(
+              id,
+              Json.INVALID_PARAMS,
+              "params.requestState is not one this server gave for this call, or it has expired",
+              null));
+      return;
+    }
+    JsonNode responses = params.path("inputResponses");
+    if (!waiting.resume(id, exchange, meta, responses.isObject() ? responses : Json.object())) {
+      exchange.reply(
+          Json.error(id, Json.INVALID_PARAMS, "The call of that requestState has ended", null));
+    }
   }
 
   private McpTaskMode modeOf(ToolCatalog.Tool tool) {

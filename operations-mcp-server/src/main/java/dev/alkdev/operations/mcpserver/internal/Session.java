@@ -35,6 +35,17 @@ final class Session {
   final ConcurrentHashMap<String, Runnable> listens = new ConcurrentHashMap<>();
 
   volatile long lastUsedNanos = System.nanoTime();
+
+  /** What the client declared at initialize (2025): what its calls' handlers may ask it. */
+  volatile tools.jackson.databind.JsonNode clientCapabilities;
+
+  /** Requests a handler sent the client (McpAsk), by JSON-RPC id, waiting for its answer. */
+  final ConcurrentHashMap<
+          String, java.util.concurrent.CompletableFuture<tools.jackson.databind.JsonNode>>
+      asks = new ConcurrentHashMap<>();
+
+  final java.util.concurrent.atomic.AtomicLong askIds =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile Channel channel;
   private volatile boolean closed;
   private volatile boolean used;

@@ -820,6 +820,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
                     });
             return;
           }
+          if (requestId != null && isErrorFor(text)) {
+            // A JSON-RPC error with an HTTP error status (as 2026-07-28 answers -32021, -32602):
+            // the request's answer, given to the caller with its code, not a broken connection.
+            take(text);
+            done.accept(status, null);
+            return;
+          }
           String message =
               "MCP server "
                   + serverName
@@ -866,6 +873,18 @@ public final class StreamableHttpTransport implements McpClientTransport {
         return;
       }
       done.accept(status, null);
+    }
+
+    /** Whether {@code text} is a JSON-RPC error answering this exchange's request. */
+    private boolean isErrorFor(String text) {
+      try {
+        JsonNode message = ToolMapper.JSON.readTree(text);
+        return message.path("error").isObject()
+            && message.has("id")
+            && requestId.toString().equals(message.get("id").asString(""));
+      } catch (RuntimeException e) {
+        return false;
+      }
     }
 
     /**
