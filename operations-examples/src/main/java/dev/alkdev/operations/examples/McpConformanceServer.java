@@ -86,7 +86,8 @@ public final class McpConformanceServer {
    */
   static McpTaskMode taskMode(OperationSpec spec) {
     return switch (spec.name()) {
-      case "slow_compute", "protocol_error_job" -> McpTaskMode.OPTIONAL;
+      case "slow_compute", "protocol_error_job", "confirm_delete", "multi_input" ->
+          McpTaskMode.OPTIONAL;
       case "failing_job" -> McpTaskMode.REQUIRED;
       default -> McpTaskMode.FORBIDDEN;
     };
@@ -400,6 +401,41 @@ public final class McpConformanceServer {
               await(McpAsk.createMessage(context, "sample_input", sampling("Sample request", 50)))
                   .at("/content/text")
                   .asString(""));
+        });
+    // As tasks, these ask while the task runs: the task waits in input_required until tasks/update.
+    asking(
+        registry,
+        "confirm_delete",
+        (input, context) -> {
+          String file = input.path("filename").asString("the file");
+          JsonNode answer =
+              await(
+                  McpAsk.elicit(
+                      context,
+                      "confirm",
+                      "Delete " + file + "?",
+                      JSON.readTree(
+                          "{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\"}},"
+                              + "\"required\":[\"confirm\"]}")));
+          return text(
+              (answer.at("/content/confirm").asBoolean(false) ? "Deleted " : "Kept ") + file);
+        });
+    asking(
+        registry,
+        "multi_input",
+        (input, context) -> {
+          JsonNode schema =
+              JSON.readTree(
+                  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+                      + "\"confirm\":{\"type\":\"boolean\"}},\"required\":[\"name\"]}");
+          CompletableFuture<JsonNode> first =
+              McpAsk.elicit(context, "first", "First name?", schema);
+          CompletableFuture<JsonNode> second =
+              McpAsk.elicit(context, "second", "Second name?", schema);
+          return text(
+              await(first).at("/content/name").asString("")
+                  + " and "
+                  + await(second).at("/content/name").asString(""));
         });
     // Cannot work without sampling: a client that does not declare it is refused (-32021).
     asking(

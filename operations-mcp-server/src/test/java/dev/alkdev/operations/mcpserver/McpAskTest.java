@@ -112,6 +112,32 @@ class McpAskTest {
   }
 
   @Test
+  void aTaskAsksAndOurClientAnswersWithTasksUpdate() throws Exception {
+    try (McpServer tasks = McpServer.builder(pipeline).taskMode(McpTaskMode.allOptional()).build();
+        McpHttpEndpoint endpoint = tasks.startHttp(0);
+        McpClientWrapper client =
+            McpClients.createMcpClient(
+                "back",
+                McpClientConfig.streamableHttp(endpoint.uri().toString())
+                    .era(McpClientConfig.Era.MODERN)
+                    .requestTimeout(Duration.ofSeconds(20))
+                    .build(),
+                McpClientOptions.builder()
+                    .inputHandler(
+                        request ->
+                            CompletableFuture.completedFuture(
+                                Fixtures.json(
+                                    "{\"action\":\"accept\",\"content\":{\"name\":\"Grace\"}}")))
+                    .build());
+        OperationRegistry back = OperationRegistry.create()) {
+      client.registerInto(back);
+      ResponseEnvelope<JsonNode> greeted =
+          back.execute("back.ask.name", Map.of()).get(20, TimeUnit.SECONDS);
+      assertThat(greeted.data().get("greeting").asString()).isEqualTo("Hello, Grace!");
+    }
+  }
+
+  @Test
   void aClientWithNoOneToAskIsRefusedForTheCapabilityItLacks() throws Exception {
     // Without an input handler the client declares no elicitation, so the server refuses the
     // call (-32021), and the caller hears which capability it lacks.

@@ -124,9 +124,6 @@ final class McpCall implements CallSink {
 
   /** Whether the client declared {@code capability} (on this request in 2026-07-28). */
   boolean canAsk(String capability) {
-    if (exchange instanceof Tasks.TaskExchange) {
-      return false;
-    }
     Modern.Meta current = meta;
     if (current != null) {
       return current.hasCapability(capability);
@@ -172,14 +169,24 @@ final class McpCall implements CallSink {
       return answer;
     }
     String capability = LiveCalls.ASKABLE.get(method);
-    if (exchange instanceof Tasks.TaskExchange) {
-      answer.completeExceptionally(
-          CallError.of(
-              ErrorCode.PROTOCOL_ERROR,
-              "A call run as a task cannot ask its client (" + method + ")"));
+    Modern.Meta current = meta;
+    if (exchange instanceof Tasks.TaskExchange taskExchange) {
+      if (current == null || !current.hasCapability(capability)) {
+        answer.completeExceptionally(missing(capability));
+        return answer;
+      }
+      ObjectNode requests;
+      synchronized (askLock) {
+        PendingAsk earlier = asks.get(key);
+        if (earlier != null && !earlier.answer().isDone()) {
+          return earlier.answer();
+        }
+        asks.put(key, new PendingAsk(method, params, answer));
+        requests = unanswered();
+      }
+      taskExchange.task().inputRequired(requests);
       return answer;
     }
-    Modern.Meta current = meta;
     if (current != null) {
       if (!current.hasCapability(capability)) {
         answer.completeExceptionally(missing(capability));
@@ -226,6 +233,48 @@ final class McpCall implements CallSink {
   private static CallError missing(String capability) {
     MissingCapability why = new MissingCapability(capability);
     return CallError.of(ErrorCode.PROTOCOL_ERROR, why.getMessage(), why);
+  }
+
+  /** The asks not answered yet, as {@code inputRequests}; the caller holds askLock. */
+  private ObjectNode unanswered() {
+    ObjectNode requests = Json.object();
+    asks.forEach(
+        (key, ask) -> {
+          if (!ask.answer().isDone()) {
+            ObjectNode request = requests.putObject(key);
+            request.put("method", ask.method());
+            request.set("params", ask.params());
+          }
+        });
+    return requests;
+  }
+
+  /**
+   * A task's tasks/update: each answer that fits completes its ask, and the task then lists what is
+   * still asked (or works again). Keys not asked, or already answered, are ignored.
+   */
+  void answerTask(Tasks.Task task, JsonNode responses) {
+    java.util.List<Runnable> answered = new java.util.ArrayList<>();
+    ObjectNode still;
+    synchronized (askLock) {
+      for (java.util.Iterator<java.util.Map.Entry<String, PendingAsk>> it =
+              asks.entrySet().iterator();
+          it.hasNext(); ) {
+        java.util.Map.Entry<String, PendingAsk> entry = it.next();
+        PendingAsk ask = entry.getValue();
+        JsonNode response = responses.get(entry.getKey());
+        if (ask.answer().isDone()) {
+          it.remove();
+        } else if (response != null && fits(ask.method(), response)) {
+          answered.add(() -> ask.answer().complete(response));
+          it.remove();
+        }
+      }
+      still = unanswered();
+    }
+    // The task's status first, so a tasks/get right after the acknowledgement sees it.
+    task.inputRequired(still);
+    answered.forEach(Runnable::run);
   }
 
   /** 2026-07-28: the round's unanswered asks go out as an InputRequiredResult. */

@@ -474,7 +474,7 @@ public final class Protocol {
           && mode != McpTaskMode.FORBIDDEN
           && !draining
           && tool.spec().accessControl().allows(session.identity)) {
-        startTask(session, id, tool, input, params, exchange, observation);
+        startTask(session, id, tool, input, params, modern.get(), exchange, observation);
         return;
       }
     }
@@ -575,6 +575,7 @@ public final class Protocol {
       ToolCatalog.Tool tool,
       Optional<JsonNode> input,
       JsonNode params,
+      Modern.Meta meta,
       Exchange exchange,
       RequestObserver.Observation observation) {
     Optional<Tasks.Task> created = tasks.create(session.identity);
@@ -600,6 +601,8 @@ public final class Protocol {
             running,
             LogFilter.ofRequest(Optional.empty()));
     task.onCancel(() -> call.cancelByClient("Cancelled by the client (tasks/cancel)"));
+    call.modern(meta, inputRounds, null);
+    task.onUpdate(responses -> call.answerTask(task, responses));
     running.acquire();
     call.register();
     CallRequest.Builder request =
@@ -680,9 +683,11 @@ public final class Protocol {
         task.cancel();
         exchange.reply(Json.result(id, Json.object()));
       }
-      // No task of this server asks for input; answers to nothing asked are ignored, as the
-      // extension says.
-      default -> exchange.reply(Json.result(id, Json.object()));
+      default -> {
+        JsonNode responses = params.path("inputResponses");
+        task.update(responses.isObject() ? responses : Json.object());
+        exchange.reply(Json.result(id, Json.object()));
+      }
     }
   }
 

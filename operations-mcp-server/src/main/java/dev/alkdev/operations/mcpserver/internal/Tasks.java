@@ -118,6 +118,8 @@ final class Tasks {
     private ObjectNode result;
     private ObjectNode error;
     private Runnable cancel = () -> {};
+    private ObjectNode inputRequests;
+    private java.util.function.Consumer<JsonNode> onUpdate = responses -> {};
 
     Task(String id, String owner, Instant createdAt, Duration ttl) {
       this.id = id;
@@ -159,6 +161,38 @@ final class Tasks {
       action.run();
     }
 
+    /** What answers input requests (tasks/update); set once the call runs. */
+    synchronized void onUpdate(java.util.function.Consumer<JsonNode> action) {
+      this.onUpdate = action;
+    }
+
+    /** tasks/update: the answers go to the call, which says what is still asked. */
+    void update(JsonNode responses) {
+      java.util.function.Consumer<JsonNode> action;
+      synchronized (this) {
+        if (isTerminal()) {
+          return;
+        }
+        action = onUpdate;
+      }
+      action.accept(responses);
+    }
+
+    /** The call asks its client: the task waits, listing every question not answered yet. */
+    synchronized void inputRequired(ObjectNode requests) {
+      if (isTerminal()) {
+        return;
+      }
+      if (requests.isEmpty()) {
+        status = "working";
+        inputRequests = null;
+      } else {
+        status = "input_required";
+        inputRequests = requests;
+      }
+      lastUpdatedAt = Instant.now();
+    }
+
     synchronized void progress(String message) {
       if (!isTerminal()) {
         statusMessage = message;
@@ -175,6 +209,7 @@ final class Tasks {
         return;
       }
       lastUpdatedAt = Instant.now();
+      inputRequests = null;
       if (response.get("result") instanceof ObjectNode done) {
         status = "completed";
         result = done;
@@ -201,6 +236,9 @@ final class Tasks {
       json.put("lastUpdatedAt", lastUpdatedAt.toString());
       json.put("ttlMs", ttl.toMillis());
       json.put("pollIntervalMs", POLL_INTERVAL_MILLIS);
+      if (detailed && inputRequests != null) {
+        json.set("inputRequests", inputRequests.deepCopy());
+      }
       if (detailed && result != null) {
         json.set("result", result.deepCopy());
       }
@@ -221,6 +259,10 @@ final class Tasks {
 
     TaskExchange(Task task) {
       this.task = task;
+    }
+
+    Task task() {
+      return task;
     }
 
     @Override
