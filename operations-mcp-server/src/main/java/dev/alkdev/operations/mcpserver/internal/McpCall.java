@@ -7,6 +7,13 @@ import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.mcpserver.McpLogLevel;
 import dev.alkdev.operations.serving.CallSink;
 import dev.alkdev.operations.serving.ServedCall;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -15,7 +22,9 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * One {@code tools/call} being served: the pipeline's {@link CallSink} for it, turning its outcome
  * into the JSON-RPC response, and the place cancellation reaches it from the client (a {@code
- * notifications/cancelled}), the session (closed) or the transport (the client went away).
+ * notifications/cancelled}), the session (closed) or the transport (the client went away). Its
+ * handler's questions to the client ({@code McpAsk}) go out from here: on the call's stream (2025),
+ * as input rounds the client answers by sending the call again (2026-07-28), or through its task.
  */
 final class McpCall implements CallSink {
   private final Session session;
@@ -36,8 +45,7 @@ final class McpCall implements CallSink {
   // Asking the client (McpAsk). In 2026-07-28 the asks of a round go out together as one
   // InputRequiredResult, and the call waits for the client to send it again with the answers.
   private final Object askLock = new Object();
-  private final java.util.Map<String, PendingAsk> asks = new java.util.LinkedHashMap<>();
-  private int askCount; // guarded by askLock
+  private final Map<String, PendingAsk> asks = new LinkedHashMap<>();
   private boolean roundScheduled; // guarded by askLock
   private boolean waitingForRetry; // guarded by askLock
   private String requestState; // guarded by askLock
@@ -47,29 +55,13 @@ final class McpCall implements CallSink {
   /** The answers the current 2026-07-28 request carries (inputResponses), used once each. */
   private ObjectNode responses = Json.object(); // guarded by askLock
 
-  private record PendingAsk(
-      String method, ObjectNode params, java.util.concurrent.CompletableFuture<JsonNode> answer) {}
-
-  /** How long a call waits for its client to send it again with the input it asked for. */
-  static final long INPUT_WAIT_SECONDS = 120;
-
-  private void giveUpWaiting(String state) {
-    synchronized (askLock) {
-      if (!waitingForRetry || !state.equals(requestState)) {
-        return;
-      }
-    }
-    cancel(
-        CallError.of(
-            ErrorCode.CANCELLED,
-            "The client did not send the call again with its input within "
-                + INPUT_WAIT_SECONDS
-                + " s"),
-        false);
-  }
+  private record PendingAsk(String method, ObjectNode params, CompletableFuture<JsonNode> answer) {}
 
   /** How long the asks of one round are gathered before they go out together. */
   private static final long ROUND_GATHER_MILLIS = 20;
+
+  /** How long a call waits for its client to send it again with the input it asked for. */
+  static final long INPUT_WAIT_SECONDS = 120;
 
   private volatile CallError cancelBeforeStart;
 
@@ -160,10 +152,8 @@ final class McpCall implements CallSink {
    * stream and its answer comes back on the session; in 2026-07-28 it joins this round's
    * InputRequiredResult. Refused at once when the client did not declare the capability.
    */
-  java.util.concurrent.CompletableFuture<JsonNode> ask(
-      String key, String method, ObjectNode params) {
-    java.util.concurrent.CompletableFuture<JsonNode> answer =
-        new java.util.concurrent.CompletableFuture<>();
+  CompletableFuture<JsonNode> ask(String key, String method, ObjectNode params) {
+    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
     if (done.get()) {
       answer.completeExceptionally(CallError.of(ErrorCode.CANCELLED, "The call has ended"));
       return answer;
@@ -202,12 +192,10 @@ final class McpCall implements CallSink {
         if (earlier != null && !earlier.answer().isDone()) {
           return earlier.answer(); // the same question, not answered yet
         }
-        askCount++;
         asks.put(key, new PendingAsk(method, params, answer));
         if (!roundScheduled) {
           roundScheduled = true;
-          java.util.concurrent.CompletableFuture.delayedExecutor(
-                  ROUND_GATHER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)
+          CompletableFuture.delayedExecutor(ROUND_GATHER_MILLIS, TimeUnit.MILLISECONDS)
               .execute(this::sendRound);
         }
       }
@@ -254,13 +242,12 @@ final class McpCall implements CallSink {
    * still asked (or works again). Keys not asked, or already answered, are ignored.
    */
   void answerTask(Tasks.Task task, JsonNode responses) {
-    java.util.List<Runnable> answered = new java.util.ArrayList<>();
+    List<Runnable> answered = new ArrayList<>();
     ObjectNode still;
     synchronized (askLock) {
-      for (java.util.Iterator<java.util.Map.Entry<String, PendingAsk>> it =
-              asks.entrySet().iterator();
+      for (Iterator<Map.Entry<String, PendingAsk>> it = asks.entrySet().iterator();
           it.hasNext(); ) {
-        java.util.Map.Entry<String, PendingAsk> entry = it.next();
+        Map.Entry<String, PendingAsk> entry = it.next();
         PendingAsk ask = entry.getValue();
         JsonNode response = responses.get(entry.getKey());
         if (ask.answer().isDone()) {
@@ -277,6 +264,21 @@ final class McpCall implements CallSink {
     answered.forEach(Runnable::run);
   }
 
+  private void giveUpWaiting(String state) {
+    synchronized (askLock) {
+      if (!waitingForRetry || !state.equals(requestState)) {
+        return;
+      }
+    }
+    cancel(
+        CallError.of(
+            ErrorCode.CANCELLED,
+            "The client did not send the call again with its input within "
+                + INPUT_WAIT_SECONDS
+                + " s"),
+        false);
+  }
+
   /** 2026-07-28: the round's unanswered asks go out as an InputRequiredResult. */
   private void sendRound() {
     ObjectNode result = Json.object();
@@ -287,15 +289,7 @@ final class McpCall implements CallSink {
       if (done.get() || waitingForRetry) {
         return;
       }
-      ObjectNode requests = Json.object();
-      asks.forEach(
-          (key, ask) -> {
-            if (!ask.answer().isDone()) {
-              ObjectNode request = requests.putObject(key);
-              request.put("method", ask.method());
-              request.set("params", ask.params());
-            }
-          });
+      ObjectNode requests = unanswered();
       if (requests.isEmpty()) {
         return;
       }
@@ -304,8 +298,7 @@ final class McpCall implements CallSink {
       String state = requestState;
       // A client that never sends the call again (it had no one to ask, or went away) must not
       // hold the call: it is cancelled when no answer came in time.
-      java.util.concurrent.CompletableFuture.delayedExecutor(
-              INPUT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+      CompletableFuture.delayedExecutor(INPUT_WAIT_SECONDS, TimeUnit.SECONDS)
           .execute(() -> giveUpWaiting(state));
       result.put("resultType", "input_required");
       result.set("inputRequests", requests);
@@ -324,7 +317,7 @@ final class McpCall implements CallSink {
   boolean resume(
       JsonNode newId, Exchange newExchange, Modern.Meta newMeta, JsonNode inputResponses) {
     JsonNode responses = inputResponses;
-    java.util.List<Runnable> answered = new java.util.ArrayList<>();
+    List<Runnable> answered = new ArrayList<>();
     boolean askAgain = false;
     synchronized (askLock) {
       if (done.get() || !waitingForRetry) {
@@ -335,14 +328,14 @@ final class McpCall implements CallSink {
       exchange = newExchange;
       rpcId = newId;
       meta = newMeta;
-      for (java.util.Iterator<PendingAsk> it = asks.values().iterator(); it.hasNext(); ) {
+      for (Iterator<PendingAsk> it = asks.values().iterator(); it.hasNext(); ) {
         PendingAsk ask = it.next();
         if (ask.answer().isDone()) {
           it.remove();
         }
       }
       ObjectNode given = responses instanceof ObjectNode object ? object.deepCopy() : Json.object();
-      for (java.util.Map.Entry<String, PendingAsk> entry : asks.entrySet()) {
+      for (Map.Entry<String, PendingAsk> entry : asks.entrySet()) {
         JsonNode response = given.remove(entry.getKey());
         PendingAsk ask = entry.getValue();
         if (response != null && fits(ask.method(), response)) {
@@ -360,8 +353,7 @@ final class McpCall implements CallSink {
       synchronized (askLock) {
         if (!roundScheduled) {
           roundScheduled = true;
-          java.util.concurrent.CompletableFuture.delayedExecutor(
-                  ROUND_GATHER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)
+          CompletableFuture.delayedExecutor(ROUND_GATHER_MILLIS, TimeUnit.MILLISECONDS)
               .execute(this::sendRound);
         }
       }
@@ -524,17 +516,17 @@ final class McpCall implements CallSink {
   }
 
   private void cleanup() {
+    List<PendingAsk> unanswered;
     synchronized (askLock) {
       if (rounds != null) {
         rounds.forget(requestState, this);
       }
-      asks.values()
-          .forEach(
-              ask ->
-                  ask.answer()
-                      .completeExceptionally(
-                          CallError.of(ErrorCode.CANCELLED, "The call has ended")));
+      unanswered = new ArrayList<>(asks.values());
+      asks.clear();
     }
+    // Outside the lock: what the handler chained on an ask runs here.
+    CallError ended = CallError.of(ErrorCode.CANCELLED, "The call has ended");
+    unanswered.forEach(ask -> ask.answer().completeExceptionally(ended));
     session.calls.remove(key, this);
     LiveCalls.remove(requestId, this);
     running.release();

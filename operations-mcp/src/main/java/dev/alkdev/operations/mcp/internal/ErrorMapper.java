@@ -25,7 +25,8 @@ public final class ErrorMapper {
     if (e instanceof McpError mcp && mcp.getJsonRpcError() != null) {
       McpSchema.JSONRPCResponse.JSONRPCError rpc = mcp.getJsonRpcError();
       int code = rpc.code() == null ? 0 : rpc.code();
-      String message = what + ": " + rpc.message() + " (JSON-RPC error " + code + ")";
+      String message =
+          what + ": " + rpc.message() + " (JSON-RPC error " + code + dataOf(rpc.data()) + ")";
       String lower = String.valueOf(rpc.message()).toLowerCase(Locale.ROOT);
       ErrorCode mapped;
       if (StdioProcessTransport.RESOURCE_EXHAUSTED_MARK.equals(rpc.data())) {
@@ -53,6 +54,23 @@ public final class ErrorMapper {
       return CallError.of(ErrorCode.UNAVAILABLE, what + ": " + describe(e), e);
     }
     return CallError.of(ErrorCode.EXECUTION_ERROR, what + ": " + describe(e), e);
+  }
+
+  /**
+   * The error's data, when it has some, in a few hundred characters: what a server says beside the
+   * message (the revisions it supports, the capability it needs) is often the useful part.
+   */
+  private static String dataOf(Object data) {
+    if (data == null) {
+      return "";
+    }
+    String json;
+    try {
+      json = ToolMapper.JSON.writeValueAsString(data);
+    } catch (RuntimeException e) {
+      return "";
+    }
+    return "; data " + (json.length() <= 300 ? json : json.substring(0, 300) + "...");
   }
 
   private static boolean isTransport(Throwable e) {

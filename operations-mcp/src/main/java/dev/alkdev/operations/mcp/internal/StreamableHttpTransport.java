@@ -820,9 +820,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
                     });
             return;
           }
-          if (requestId != null && isErrorFor(text)) {
+          if (requestId != null && !requestId.equals(initializeId) && isErrorFor(text)) {
             // A JSON-RPC error with an HTTP error status (as 2026-07-28 answers -32021, -32602):
             // the request's answer, given to the caller with its code, not a broken connection.
+            // Not for initialize: the SDK keeps only the message of a failed one, and the body
+            // (the revisions a server supports, say) is what tells the user why.
             take(text);
             done.accept(status, null);
             return;
