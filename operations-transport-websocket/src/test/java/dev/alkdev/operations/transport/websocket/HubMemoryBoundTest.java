@@ -133,7 +133,10 @@ class HubMemoryBoundTest {
         flood.join(WAIT.toMillis());
         assertThat(flood.isAlive()).as("the flood ended when the hub closed it").isFalse();
         HubStats stats = hub.stats();
-        assertThat(stats.pauses()).as("its reading was paused").isPositive();
+        // Its reading is paused only when the hub sees its queue at half the bound between two
+        // of its frames; answers other connections' threads queue for it can take it past the
+        // whole bound in between (seen once on Temurin 25 in CI), and then it is cut unpaused.
+        // Either way the flood is held back and the queue stays bounded, as checked here.
         assertThat(sent.get()).as("TCP held the flood back").isLessThan(attempts);
         assertThat(stats.queuedBytesHighWater())
             .as("never more than the bound and one message queued for one spoke")
