@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -131,10 +132,12 @@ final class TaskMesh implements AutoCloseable {
     }
     ObjectNode reply = Json.object();
     reply.set("correlation", request.path("correlation"));
+    String subject = request.path("subject").asString("");
+    // A request naming nobody is answered as for an unknown task.
     Optional<Tasks.Task> task =
-        tasks.find(
-            request.path("taskId").asString(""),
-            new Identity(request.path("subject").asString(""), java.util.Set.of()));
+        subject.isBlank()
+            ? Optional.empty()
+            : tasks.find(request.path("taskId").asString(""), new Identity(subject, Set.of()));
     if (task.isPresent()) {
       if ("cancel".equals(request.path("op").asString(""))) {
         task.get().cancel();
