@@ -531,7 +531,10 @@ public final class DefaultMcpClientWrapper implements McpClientWrapper {
             .request(id, McpSchema.METHOD_TOOLS_CALL, params)
             .thenCompose(
                 raw -> {
-                  Optional<JsonNode> task = TaskFollower.created(ToolMapper.JSON.valueToTree(raw));
+                  Optional<JsonNode> task =
+                      TaskFollower.mayBeTask(raw)
+                          ? TaskFollower.created(ToolMapper.JSON.valueToTree(raw))
+                          : Optional.empty();
                   if (task.isEmpty()) {
                     return CompletableFuture.completedFuture(raw);
                   }

@@ -43,6 +43,15 @@ final class TaskFollower {
     this.inputHandler = inputHandler;
   }
 
+  /**
+   * Whether a raw result (the SDK's map) may be a task, looked at without converting it: every
+   * call's result passes here.
+   */
+  static boolean mayBeTask(Object raw) {
+    return raw instanceof Map<?, ?> result
+        && ("task".equals(result.get("resultType")) || result.get("task") instanceof Map);
+  }
+
   /** The task a tools/call answered with, if it answered with one (either revision's shape). */
   static Optional<JsonNode> created(JsonNode result) {
     if ("task".equals(result.path("resultType").asString("")) && result.path("taskId").isString()) {
