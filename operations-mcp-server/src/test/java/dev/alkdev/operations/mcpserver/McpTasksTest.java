@@ -79,6 +79,11 @@ class McpTasksTest {
 
   private RawHttp.Response request(String method, String params, String meta, String name)
       throws Exception {
+    return request(http.port(), method, params, meta, name);
+  }
+
+  private static RawHttp.Response request(
+      int port, String method, String params, String meta, String name) throws Exception {
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("MCP-Protocol-Version", "2026-07-28");
     headers.put("Mcp-Method", method);
@@ -86,7 +91,7 @@ class McpTasksTest {
       headers.put("Mcp-Name", name);
     }
     return RawHttp.post(
-        http.port(),
+        port,
         headers,
         "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
             + method
@@ -240,17 +245,7 @@ class McpTasksTest {
 
   private static JsonNode at(McpHttpEndpoint endpoint, String method, String params, String name)
       throws Exception {
-    return RawHttp.post(
-            endpoint.port(),
-            Map.of("MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Mcp-Name", name),
-            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
-                + method
-                + "\",\"params\":{"
-                + params
-                + ","
-                + WITH_TASKS
-                + "}}")
-        .message();
+    return request(endpoint.port(), method, params, WITH_TASKS, name).message();
   }
 
   @Test

@@ -193,11 +193,7 @@ final class McpCall implements CallSink {
           return earlier.answer(); // the same question, not answered yet
         }
         asks.put(key, new PendingAsk(method, params, answer));
-        if (!roundScheduled) {
-          roundScheduled = true;
-          CompletableFuture.delayedExecutor(ROUND_GATHER_MILLIS, TimeUnit.MILLISECONDS)
-              .execute(this::sendRound);
-        }
+        scheduleRound();
       }
       return answer;
     }
@@ -279,6 +275,15 @@ final class McpCall implements CallSink {
         false);
   }
 
+  /** Sends this round's asks once they had time to gather; the caller holds askLock. */
+  private void scheduleRound() {
+    if (!roundScheduled) {
+      roundScheduled = true;
+      CompletableFuture.delayedExecutor(ROUND_GATHER_MILLIS, TimeUnit.MILLISECONDS)
+          .execute(this::sendRound);
+    }
+  }
+
   /** 2026-07-28: the round's unanswered asks go out as an InputRequiredResult. */
   private void sendRound() {
     ObjectNode result = Json.object();
@@ -351,11 +356,7 @@ final class McpCall implements CallSink {
     answered.forEach(Runnable::run);
     if (askAgain) {
       synchronized (askLock) {
-        if (!roundScheduled) {
-          roundScheduled = true;
-          CompletableFuture.delayedExecutor(ROUND_GATHER_MILLIS, TimeUnit.MILLISECONDS)
-              .execute(this::sendRound);
-        }
+        scheduleRound();
       }
     }
     return true;
@@ -444,9 +445,9 @@ final class McpCall implements CallSink {
     }
     MissingCapability missing = missingIn(error);
     if (missing != null) {
-      ObjectNode data = Json.object();
-      data.putObject("requiredCapabilities").putObject(missing.capability);
-      finish(Json.error(rpcId, Modern.MISSING_CLIENT_CAPABILITY, missing.getMessage(), data));
+      ObjectNode required = Json.object();
+      required.putObject(missing.capability);
+      finish(Modern.missingCapability(rpcId, missing.getMessage(), required));
       return;
     }
     ResultMapper.Outcome outcome = ResultMapper.error(error, tool.name());

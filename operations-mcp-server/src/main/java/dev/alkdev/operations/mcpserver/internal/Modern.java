@@ -29,6 +29,14 @@ final class Modern {
   // The revision's own errors (the range -32020..-32099 is the specification's).
   static final int HEADER_MISMATCH = -32020;
   static final int MISSING_CLIENT_CAPABILITY = -32021;
+
+  /** The revision's -32021: what the request lacks, as {@code data.requiredCapabilities}. */
+  static ObjectNode missingCapability(JsonNode id, String message, ObjectNode required) {
+    ObjectNode data = Json.object();
+    data.set("requiredCapabilities", required);
+    return Json.error(id, MISSING_CLIENT_CAPABILITY, message, data);
+  }
+
   static final int UNSUPPORTED_VERSION = -32022;
 
   /** The legacy revisions, whose clients open with initialize and hold a session. */

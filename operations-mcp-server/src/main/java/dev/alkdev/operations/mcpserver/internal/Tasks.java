@@ -58,13 +58,10 @@ final class Tasks {
 
   /** The error a client that did not declare the extension gets where it needs it (-32021). */
   static ObjectNode missingCapability(JsonNode id, String what) {
-    ObjectNode data = Json.object();
-    data.putObject("requiredCapabilities").putObject("extensions").putObject(EXTENSION);
-    return Json.error(
-        id,
-        Modern.MISSING_CLIENT_CAPABILITY,
-        what + " needs the client capability extensions[\"" + EXTENSION + "\"]",
-        data);
+    ObjectNode required = Json.object();
+    required.putObject("extensions").putObject(EXTENSION);
+    return Modern.missingCapability(
+        id, what + " needs the client capability extensions[\"" + EXTENSION + "\"]", required);
   }
 
   /** A new task for {@code owner}, kept before the client hears of it; empty when full. */
