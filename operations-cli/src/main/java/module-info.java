@@ -11,7 +11,7 @@
  * dev.alkdev.operations.pubsub.PubSubFactory} implementations.
  */
 module dev.alkdev.operations.cli {
-  requires dev.alkdev.operations.core;
+  requires dev.alkdev.operations.remote;
   requires dev.alkdev.operations.transport.websocket; // ops serve --ws: the hub
   requires dev.alkdev.operations.mcpserver;
   requires dev.alkdev.operations.http;

@@ -1,6 +1,6 @@
 /**
- * operations for Java, core: errors, specs, envelopes, the registry, the serving pipeline and the
- * call protocol. Packages named {@code internal} are not part of the API.
+ * operations for Java, core: errors, specs, envelopes, the registry, the serving pipeline, scanning
+ * and sources. Packages named {@code internal} are not part of the API.
  */
 module dev.alkdev.operations.core {
   requires transitive tools.jackson.databind;
@@ -12,17 +12,15 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.envelope;
   exports dev.alkdev.operations.annotation;
   exports dev.alkdev.operations.scan;
-  exports dev.alkdev.operations.protocol;
   exports dev.alkdev.operations.serving;
-  exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.source;
-  exports dev.alkdev.operations.discovery;
 
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
   // flood the log through them either), the check of a client's W3C trace context that the
-  // servers share, and the reply futures whose dependents never run on an I/O thread (Redis
-  // completes its publishes with them, D86).
+  // servers share, and, for the remote module, the scheduler, the call watch and the result
+  // pipeline that the serving side uses too.
   exports dev.alkdev.operations.internal to
+      dev.alkdev.operations.remote,
       dev.alkdev.operations.mcp,
       dev.alkdev.operations.mcpserver,
       dev.alkdev.operations.http,

@@ -4,7 +4,7 @@
  * dev.alkdev.operations.serving.OperationServer}). Packages named {@code internal} are not API.
  */
 module dev.alkdev.operations.mcpserver {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires dev.alkdev.operations.jetty;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.io;

@@ -4,7 +4,7 @@
  * statistics.
  */
 module dev.alkdev.operations.metrics {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires transitive micrometer.core;
 
   exports dev.alkdev.operations.metrics;

@@ -4,7 +4,7 @@
  * call protocol).
  */
 module dev.alkdev.operations.testing {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires transitive org.junit.jupiter.api;
   requires transitive org.assertj.core;
 

@@ -3,7 +3,7 @@
  * NATS server or cluster (jnats). Packages named {@code internal} are not API.
  */
 module dev.alkdev.operations.transport.nats {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires io.nats.jnats;
   requires org.slf4j;
 

@@ -3,7 +3,7 @@
  * Redis pub/sub (Lettuce). Packages named {@code internal} are not API.
  */
 module dev.alkdev.operations.transport.redis {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires lettuce.core;
   requires io.netty.common;
   requires io.netty.transport;

@@ -5,7 +5,7 @@
  * internal} are not API.
  */
 module dev.alkdev.operations.transport.websocket {
-  requires transitive dev.alkdev.operations.core;
+  requires transitive dev.alkdev.operations.remote;
   requires dev.alkdev.operations.jetty;
   requires org.eclipse.jetty.websocket.api;
   requires org.eclipse.jetty.websocket.server;

@@ -1,5 +1,6 @@
 package dev.alkdev.operations;
 
+import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.schema.Schema;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.Collections;
@@ -12,6 +13,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The one unchecked exception of the library: a failed call, with a code from a closed set.
@@ -149,6 +152,42 @@ public final class CallError extends RuntimeException {
   public List<SchemaError> validationErrors() {
     return validationErrors;
   }
+
+  /**
+   * The error object every surface writes for a failed call: {@code {code, message, retryable,
+   * details}}, nothing else (no cause, no stack trace). An INVALID_INPUT without details of its own
+   * carries its schema errors as {@code details.errors}, each {@code {instancePath, keyword,
+   * message}} (the first {@value #MAX_LISTED_SCHEMA_ERRORS}, then {@code details.truncated}). The
+   * protocol's {@code call.error}, the HTTP gateway's error body, the MCP server's {@code _meta}
+   * and {@code ops --json} are this object.
+   */
+  public ObjectNode toJson() {
+    ObjectNode json = Json.nodes().objectNode();
+    json.put("code", code.name());
+    json.put("message", getMessage());
+    json.put("retryable", retryable);
+    if (details != null) {
+      json.set("details", details);
+    } else if (!validationErrors.isEmpty()) {
+      ObjectNode listed = json.putObject("details");
+      ArrayNode errors = listed.putArray("errors");
+      for (SchemaError schemaError : validationErrors) {
+        if (errors.size() == MAX_LISTED_SCHEMA_ERRORS) {
+          listed.put("truncated", true);
+          break;
+        }
+        errors
+            .addObject()
+            .put("instancePath", schemaError.instancePath())
+            .put("keyword", schemaError.keyword())
+            .put("message", schemaError.message());
+      }
+    }
+    return json;
+  }
+
+  /** The most schema errors {@link #toJson()} lists. */
+  private static final int MAX_LISTED_SCHEMA_ERRORS = 100;
 
   @Override
   public String toString() {

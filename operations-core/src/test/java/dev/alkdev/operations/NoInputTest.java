@@ -2,10 +2,8 @@ package dev.alkdev.operations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -25,29 +23,12 @@ class NoInputTest {
   }
 
   @Test
-  void aProtocolRequestWithoutInputRunsWithTheOperationsNoInput() throws Exception {
-    try (var pubsub = dev.alkdev.operations.pubsub.InProcessPubSub.create();
-        OperationRegistry registry = OperationRegistry.create()) {
-      registry.register(
-          spec("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"default\":7}}}"),
-          (input, context) -> input.isObject() ? "an object" : "not an object");
-      try (var server = dev.alkdev.operations.protocol.CallHandler.serve(registry, pubsub);
-          var calls = dev.alkdev.operations.protocol.PendingRequestMap.create(pubsub)) {
-        // null: the request goes out with "input": null, which is no input: the object schema's
-        // {} (JSON null would fail its validation).
-        assertThat(calls.call("x.y", null).get(10, TimeUnit.SECONDS).data().asString())
-            .isEqualTo("an object");
-      }
-    }
-  }
-
-  @Test
   void theErrorObjectListsSchemaErrorsUnderDetailsErrors() {
     CallError invalid =
         CallError.builder(ErrorCode.INVALID_INPUT, "Invalid input of x.y (1 problem)")
             .validationErrors(List.of(new SchemaError("/a", "type", "string expected")))
             .build();
-    JsonNode error = CallEvents.errorJson(invalid);
+    JsonNode error = invalid.toJson();
     assertThat(error.get("code").asString()).isEqualTo("INVALID_INPUT");
     assertThat(error.get("message").asString()).isEqualTo("Invalid input of x.y (1 problem)");
     assertThat(error.get("retryable").asBoolean()).isFalse();

@@ -79,7 +79,7 @@ public final class Scheduler {
    * anyone's code (a watch that looks at a counter, D86). Anything else would hold up every other
    * deadline.
    */
-  static Timer scheduleQuick(Runnable task, long nanos) {
+  public static Timer scheduleQuick(Runnable task, long nanos) {
     return add(new Quick(task), nanos, true);
   }
 
@@ -88,7 +88,7 @@ public final class Scheduler {
    * looks, up to {@link #MAX_SLEEP_NANOS} late. For a safety net that is almost never needed and
    * would otherwise cost a wake-up each time it is armed.
    */
-  static Timer scheduleQuickLazily(Runnable task, long nanos) {
+  public static Timer scheduleQuickLazily(Runnable task, long nanos) {
     return add(new Quick(task), nanos, false);
   }
 

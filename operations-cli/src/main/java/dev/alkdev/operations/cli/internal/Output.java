@@ -1,7 +1,6 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.CallError;
-import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.schema.SchemaError;
 import java.io.PrintWriter;
 import java.util.List;
@@ -98,7 +97,7 @@ public final class Output {
     if (json) {
       // The error object of every surface: the HTTP gateway's body, the MCP server's _meta.
       ObjectNode body = JsonInput.MAPPER.createObjectNode();
-      body.set("error", CallEvents.errorJson(error));
+      body.set("error", error.toJson());
       terminal.err().println(JsonInput.MAPPER.writeValueAsString(body));
       terminal.err().flush();
       return;

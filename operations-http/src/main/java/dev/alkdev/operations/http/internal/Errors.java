@@ -2,7 +2,6 @@ package dev.alkdev.operations.http.internal;
 
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
-import dev.alkdev.operations.protocol.CallEvents;
 import java.util.Optional;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
@@ -58,7 +57,7 @@ public final class Errors {
   /** The body: {@code {"error": {...}}}. */
   public static ObjectNode body(CallError error) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
-    body.set("error", CallEvents.errorJson(error));
+    body.set("error", error.toJson());
     return body;
   }
 

@@ -6,7 +6,6 @@ import dev.alkdev.operations.envelope.HttpResponseMeta;
 import dev.alkdev.operations.envelope.McpContentBlock;
 import dev.alkdev.operations.envelope.McpResponseMeta;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
-import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.schema.SchemaError;
 import java.util.List;
 import tools.jackson.databind.JsonNode;
@@ -82,7 +81,7 @@ final class ResultMapper {
 
   static Outcome error(CallError error, String toolName) {
     // The error object of every surface (code, message, retryable, details.errors).
-    ObjectNode data = CallEvents.errorJson(error);
+    ObjectNode data = error.toJson();
     switch (error.code()) {
       case OPERATION_NOT_FOUND:
         return rpc(Json.INVALID_PARAMS, "Unknown tool: " + toolName, data);
