@@ -12,7 +12,6 @@ import dev.alkdev.operations.internal.CallWatch;
 import dev.alkdev.operations.internal.Json;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.ResultPipeline;
-import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
@@ -83,9 +82,7 @@ public final class PendingRequestMap implements AutoCloseable {
   private final Executor streamExecutor;
   private final int window;
   private final boolean deadlineTimers;
-  private final Duration aliveInterval;
-  private final byte[] aliveMessage;
-  private volatile Scheduler.Timer aliveTimer;
+  private final AliveSender alive;
   private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong late = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
@@ -108,8 +105,6 @@ public final class PendingRequestMap implements AutoCloseable {
     this.window = builder.streamWindow;
     this.deadlineTimers = builder.deadlineTimers;
     this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
-    this.aliveInterval = builder.aliveInterval;
-    this.aliveMessage = CallEvents.encode(new CallEvent.Alive(inbox));
     this.inboxSubscription =
         pubsub.subscribe(
             inbox,
@@ -129,7 +124,7 @@ public final class PendingRequestMap implements AutoCloseable {
                     CallError.of(
                         ErrorCode.UNAVAILABLE,
                         "The transport disconnected before the call completed")));
-    scheduleAlive();
+    this.alive = new AliveSender(pubsub, inbox, builder.aliveInterval, () -> !pending.isEmpty());
   }
 
   /** A map on {@code pubsub} with the default timeout of 30 s. */
@@ -271,10 +266,7 @@ public final class PendingRequestMap implements AutoCloseable {
       return;
     }
     closed = true;
-    Scheduler.Timer timer = aliveTimer;
-    if (timer != null) {
-      timer.cancel();
-    }
+    alive.stop();
     failAll(CallError.of(ErrorCode.UNAVAILABLE, "The caller's PendingRequestMap was closed"));
     inboxSubscription.close();
     disconnectRegistration.remove();
@@ -382,30 +374,6 @@ public final class PendingRequestMap implements AutoCloseable {
                 CallError.of(ErrorCode.NO_RESPONDERS, "Nothing serves " + request.operationId()));
           }
         });
-  }
-
-  /** The next {@code call.alive}, an interval from now, on the shared timer. */
-  private void scheduleAlive() {
-    if (!closed) {
-      aliveTimer = Scheduler.schedule(this::sayAlive, aliveInterval.toNanos());
-    }
-  }
-
-  /**
-   * Tells the serving sides this caller is still there, if it has calls they serve. Runs on the
-   * timer's task pool; the publish is not waited for, and a failed one is left to the next tick
-   * (the lease outlasts two of them).
-   */
-  private void sayAlive() {
-    try {
-      if (!closed && !pending.isEmpty()) {
-        pubsub.publish(ProtocolTopics.CONTROL, aliveMessage).exceptionally(e -> 0);
-      }
-    } catch (RuntimeException e) {
-      LOG.debug("call.alive from {} could not be sent", inbox, e);
-    } finally {
-      scheduleAlive();
-    }
   }
 
   /** The shared queue group's topic, or the chosen node's (per-node routing, issue 15). */
