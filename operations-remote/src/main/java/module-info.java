@@ -12,6 +12,7 @@ module dev.alkdev.operations.remote {
   exports dev.alkdev.operations.pubsub;
   exports dev.alkdev.operations.protocol;
   exports dev.alkdev.operations.discovery;
+  exports dev.alkdev.operations.transport.kit;
 
   // Not API: the reply futures whose dependents never run on an I/O thread (Redis completes its
   // publishes with them, D86).

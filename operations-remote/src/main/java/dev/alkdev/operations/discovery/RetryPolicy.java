@@ -1,5 +1,6 @@
 package dev.alkdev.operations.discovery;
 
+import dev.alkdev.operations.transport.kit.Backoff;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -38,11 +39,6 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
 
   /** The wait before attempt {@code attempt} (2 for the first retry), jittered. */
   long backoffNanos(int attempt, double random) {
-    long base = initialBackoff.toNanos();
-    for (int i = 2; i < attempt && base < maxBackoff.toNanos(); i++) {
-      base *= 2;
-    }
-    base = Math.min(base, maxBackoff.toNanos());
-    return (long) (base * (0.5 + random / 2));
+    return new Backoff(initialBackoff, maxBackoff, true).delayNanos(attempt - 1, random);
   }
 }

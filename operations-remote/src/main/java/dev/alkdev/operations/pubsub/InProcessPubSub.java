@@ -5,17 +5,14 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
-import java.util.ArrayList;
-import java.util.List;
+import dev.alkdev.operations.transport.kit.TopicTable;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +32,7 @@ public final class InProcessPubSub implements PubSub {
 
   private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
-  private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
+  private final TopicTable<Sub> topics = new TopicTable<>();
   private final Executor executor;
   // Where an idle subscription starts handling: on the publisher's thread when inline delivery is
   // on (no hand-off), within a bounded nesting depth; on the executor otherwise.
@@ -113,30 +110,11 @@ public final class InProcessPubSub implements PubSub {
     if (count) {
       counters.published(payload.length);
     }
-    Topic target = topics.get(topic);
-    if (target == null) {
-      return CompletableFuture.completedFuture(0);
-    }
     Message message = new Message(topic, payload, Optional.empty());
-    int receivers = 0;
-    int dropped = 0;
-    boolean rejected = false;
-    for (Sub sub : target.plain) {
-      switch (sub.mailbox.offer(message)) {
-        case ACCEPTED -> receivers++;
-        case REJECTED -> rejected = true;
-        case DROPPED -> dropped++;
-        case CLOSED -> {}
-      }
-    }
-    for (Group group : target.groups.values()) {
-      switch (group.offer(message)) {
-        case ACCEPTED -> receivers++;
-        case REJECTED -> rejected = true;
-        case DROPPED -> dropped++;
-        case CLOSED -> {}
-      }
-    }
+    TopicTable.Tally tally = topics.publish(topic, message, InProcessPubSub::offer);
+    int receivers = tally.receivers();
+    int dropped = tally.dropped();
+    boolean rejected = tally.rejected();
     if (count) {
       if (receivers > 0) {
         counters.received(receivers, (long) receivers * payload.length);
@@ -163,17 +141,7 @@ public final class InProcessPubSub implements PubSub {
       throw CallError.of(ErrorCode.UNAVAILABLE, "The in-process transport is closed");
     }
     Sub sub = new Sub(topic, options, handler);
-    topics.compute(
-        topic,
-        (name, existing) -> {
-          Topic t = existing != null ? existing : new Topic();
-          if (options.queueGroup().isPresent()) {
-            t.groups.computeIfAbsent(options.queueGroup().get(), g -> new Group()).members.add(sub);
-          } else {
-            t.plain.add(sub);
-          }
-          return t;
-        });
+    topics.add(topic, options.queueGroup(), sub);
     return sub;
   }
 
@@ -217,12 +185,7 @@ public final class InProcessPubSub implements PubSub {
       return;
     }
     closed = true;
-    List<Sub> all = new ArrayList<>();
-    for (Topic topic : topics.values()) {
-      all.addAll(topic.plain);
-      topic.groups.values().forEach(g -> all.addAll(g.members));
-    }
-    all.forEach(Sub::close);
+    topics.receivers().forEach(Sub::close);
     topics.clear();
     for (Runnable action : disconnectActions) {
       try {
@@ -237,57 +200,8 @@ public final class InProcessPubSub implements PubSub {
     }
   }
 
-  private void remove(Sub sub) {
-    topics.computeIfPresent(
-        sub.topic,
-        (name, t) -> {
-          if (sub.options.queueGroup().isPresent()) {
-            String groupName = sub.options.queueGroup().get();
-            Group group = t.groups.get(groupName);
-            if (group != null) {
-              group.members.remove(sub);
-              if (group.members.isEmpty()) {
-                t.groups.remove(groupName);
-              }
-            }
-          } else {
-            t.plain.remove(sub);
-          }
-          return t.plain.isEmpty() && t.groups.isEmpty() ? null : t;
-        });
-  }
-
-  private static final class Topic {
-    final CopyOnWriteArrayList<Sub> plain = new CopyOnWriteArrayList<>();
-    final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
-  }
-
-  /** A queue group: each message goes to one member, round robin, skipping full ones. */
-  private static final class Group {
-    final CopyOnWriteArrayList<Sub> members = new CopyOnWriteArrayList<>();
-    final AtomicInteger next = new AtomicInteger();
-
-    Outcome offer(Message message) {
-      Object[] snapshot = members.toArray();
-      int size = snapshot.length;
-      if (size == 0) {
-        return Outcome.CLOSED;
-      }
-      int start = Math.floorMod(next.getAndIncrement(), size);
-      Outcome result = Outcome.CLOSED;
-      for (int i = 0; i < size; i++) {
-        Outcome offer = ((Sub) snapshot[(start + i) % size]).mailbox.offer(message);
-        if (offer == Outcome.ACCEPTED) {
-          return offer;
-        }
-        if (offer == Outcome.REJECTED) {
-          result = Outcome.REJECTED;
-        } else if (offer == Outcome.DROPPED && result == Outcome.CLOSED) {
-          result = Outcome.DROPPED; // every member full: the message is lost, and counted
-        }
-      }
-      return result;
-    }
+  private static Outcome offer(Sub sub, Message message) {
+    return sub.mailbox.offer(message);
   }
 
   /** One subscription: where it listens, and the mailbox its messages wait in. */
@@ -318,7 +232,7 @@ public final class InProcessPubSub implements PubSub {
     public void close() {
       if (!mailbox.isClosed()) {
         mailbox.close();
-        remove(this);
+        topics.remove(topic, options.queueGroup(), this);
       }
     }
   }
