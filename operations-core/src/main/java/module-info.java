@@ -25,7 +25,7 @@ module dev.alkdev.operations.core {
       dev.alkdev.operations.mcpserver,
       dev.alkdev.operations.http,
       dev.alkdev.operations.jetty,
-      dev.alkdev.operations.transport.redis;
+      dev.alkdev.operations.transport.websocket;
 
   uses dev.alkdev.operations.scan.OperationProvider;
 }

@@ -284,10 +284,11 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
   void closed(TransportSubscription<C> subscription, Link<C> on) {
     subscriptions.remove(subscription);
     droppedByClosedSubscriptions.addAndGet(subscription.dropped());
-    if (on == null || on.isDown() || closed.get()) {
+    if (on == null || closed.get()) {
       return;
     }
     try {
+      // Also on a connection that is down: the transport forgets it there (and sends nothing).
       on.track(connector.detach(on.connection, subscription));
     } catch (RuntimeException e) {
       LOG.debug("{}: ending the subscription to {} failed", name, subscription.topic(), e);
@@ -395,6 +396,23 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
     Objects.requireNonNull(action, "action");
     reconnectActions.add(action);
     return () -> reconnectActions.remove(action);
+  }
+
+  /** Runs {@code task} once after {@code delay} on the keeper's thread, unless it closes first. */
+  public void after(Duration delay, Runnable task) {
+    try {
+      control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closing) {
+      // closed meanwhile
+    }
+  }
+
+  /**
+   * Makes publishes wait for {@code change} (a subscription change the transport makes on its own,
+   * on another connection than the one it receives on), as for the keeper's own.
+   */
+  public void track(CompletableFuture<?> change) {
+    link.track(change);
   }
 
   /** Runs {@code task} every {@code interval} on the keeper's thread until it closes. */

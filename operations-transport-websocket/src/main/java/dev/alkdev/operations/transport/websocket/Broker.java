@@ -2,11 +2,9 @@ package dev.alkdev.operations.transport.websocket;
 
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
+import dev.alkdev.operations.transport.kit.TopicTable;
 import dev.alkdev.operations.transport.websocket.internal.Peek;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The hub's topic table: who listens where, plain or in a queue group, whether a spoke's connection
@@ -74,96 +72,27 @@ final class Broker {
   /** Receivers counted, and whether a hub-local buffer refused the message. */
   record Result(int receivers, boolean rejected) {}
 
-  private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
+  private final TopicTable<Sub> table = new TopicTable<>();
 
   void add(Sub sub) {
-    topics.compute(
-        sub.topic,
-        (name, existing) -> {
-          Topic t = existing != null ? existing : new Topic();
-          if (sub.group != null) {
-            t.groups.computeIfAbsent(sub.group, g -> new Group()).members.add(sub);
-          } else {
-            t.plain.add(sub);
-          }
-          return t;
-        });
+    table.add(sub.topic, Optional.ofNullable(sub.group), sub);
   }
 
   void remove(Sub sub) {
-    topics.computeIfPresent(
-        sub.topic,
-        (name, t) -> {
-          if (sub.group != null) {
-            Group group = t.groups.get(sub.group);
-            if (group != null) {
-              group.members.remove(sub);
-              if (group.members.isEmpty()) {
-                t.groups.remove(sub.group);
-              }
-            }
-          } else {
-            t.plain.remove(sub);
-          }
-          return t.plain.isEmpty() && t.groups.isEmpty() ? null : t;
-        });
+    table.remove(sub.topic, Optional.ofNullable(sub.group), sub);
   }
 
+  /** Every plain subscriber and one member of each queue group (TopicTable's rule). */
   Result publish(Delivery delivery) {
-    Topic target = topics.get(delivery.topic);
-    if (target == null) {
-      return new Result(0, false);
-    }
-    int receivers = 0;
-    boolean rejected = false;
-    for (Sub sub : target.plain) {
-      switch (sub.receiver.deliver(delivery)) {
-        case ACCEPTED -> receivers++;
-        case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
-      }
-    }
-    for (Group group : target.groups.values()) {
-      switch (group.deliver(delivery)) {
-        case ACCEPTED -> receivers++;
-        case REJECTED -> rejected = true;
-        case DROPPED, CLOSED -> {}
-      }
-    }
-    return new Result(receivers, rejected);
+    TopicTable.Tally tally = table.publish(delivery.topic, delivery, Broker::deliver);
+    return new Result(tally.receivers(), tally.rejected());
+  }
+
+  private static Outcome deliver(Sub sub, Delivery delivery) {
+    return sub.receiver.deliver(delivery);
   }
 
   int topicCount() {
-    return topics.size();
-  }
-
-  private static final class Topic {
-    final CopyOnWriteArrayList<Sub> plain = new CopyOnWriteArrayList<>();
-    final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
-  }
-
-  private static final class Group {
-    final CopyOnWriteArrayList<Sub> members = new CopyOnWriteArrayList<>();
-    final AtomicInteger next = new AtomicInteger();
-
-    Outcome deliver(Delivery delivery) {
-      Object[] snapshot = members.toArray();
-      int size = snapshot.length;
-      if (size == 0) {
-        return Outcome.CLOSED;
-      }
-      int start = Math.floorMod(next.getAndIncrement(), size);
-      Outcome result = Outcome.CLOSED;
-      for (int i = 0; i < size; i++) {
-        Outcome outcome = ((Sub) snapshot[(start + i) % size]).receiver.deliver(delivery);
-        if (outcome == Outcome.ACCEPTED) {
-          return outcome;
-        }
-        if (outcome == Outcome.REJECTED) {
-          result = Outcome.REJECTED;
-        }
-      }
-      return result;
-    }
+    return table.topicCount();
   }
 }

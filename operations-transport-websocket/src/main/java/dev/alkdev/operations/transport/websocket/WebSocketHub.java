@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.discovery.ServingNode;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.jetty.internal.BindFailure;
 import dev.alkdev.operations.jetty.internal.ConnectionGuard;
 import dev.alkdev.operations.jetty.internal.HealthRoutes;
@@ -22,7 +23,6 @@ import dev.alkdev.operations.serving.OperationServer;
 import dev.alkdev.operations.transport.websocket.internal.Frames;
 import dev.alkdev.operations.transport.websocket.internal.InlineFirst;
 import dev.alkdev.operations.transport.websocket.internal.PacedEndpoint;
-import dev.alkdev.operations.transport.websocket.internal.RateLimitedWarning;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,9 +111,8 @@ public final class WebSocketHub implements AutoCloseable {
   // What crosses the broker: publishes into it (spokes' and the hub's own), deliveries out of it.
   final TransportCounters traffic = TransportCounters.create();
   private final AtomicLong refused = new AtomicLong();
-  final RateLimitedWarning slowWarning = new RateLimitedWarning(LOG, Duration.ofSeconds(10));
-  private final RateLimitedWarning refusedWarning =
-      new RateLimitedWarning(LOG, Duration.ofSeconds(10));
+  final RateLimitedLog slowWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
+  private final RateLimitedLog refusedWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
 
   private final Set<HubConnection> connections = ConcurrentHashMap.newKeySet();
   private final Server jetty;
