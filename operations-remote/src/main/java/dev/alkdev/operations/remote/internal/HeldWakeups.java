@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
  * wake a pool thread for each reply the I/O thread hands it asks to be woken once, when the run
  * ends: with 64 calls in flight, that pool thread's wake-up (a futex call on each side, several
  * microseconds on a virtual machine) was one per two or three replies, and the largest single cost
- * the protocol added to a call over NATS (D86 in docs/decisions.md).
+ * the protocol added to a call over NATS (D86 in docs/decisions/).
  *
  * <p>What is held is bounded: {@link #MAX_HELD} wakes, or {@link #MAX_HOLD_NANOS} since the first
  * (checked at each delivery), release everything at once, and a lane that holds work arms a rescue

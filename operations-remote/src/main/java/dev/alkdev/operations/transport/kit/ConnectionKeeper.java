@@ -330,7 +330,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
   /** Whether the connection is up and its subscriptions are back. */
   public boolean isConnected() {
     Link<C> current = link;
-    return !closed.get() && !current.isDown() && current.isSettled();
+    return !closed.get() && !current.isDown() && current.isRestored();
   }
 
   /**
@@ -459,7 +459,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
       }
       return;
     }
-    Link<C> next = new Link<>(fresh);
+    Link<C> next = new Link<>(fresh, false);
     // Publishes wait for the subscriptions (callers' inboxes among them) to be back; the link is in
     // use meanwhile, so that a handler answering a request the new connection brought publishes on
     // it too, once they are.
@@ -509,6 +509,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
                 restored.complete(null); // the publishes waiting on it are refused
                 return;
               }
+              next.markRestored();
               restored.complete(null);
               if (next.isDown()) {
                 return;
@@ -796,7 +797,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
       }
       ConnectionKeeper<C> keeper = new ConnectionKeeper<>(this);
       try {
-        keeper.link = new Link<>(connector.connect());
+        keeper.link = new Link<>(connector.connect(), true); // nothing to restore yet
       } catch (RuntimeException e) {
         keeper.control.shutdownNow();
         keeper.delivery.shutdownNow();

@@ -18,9 +18,20 @@ final class Link<C> {
   private final Object gateLock = new Object();
   // Completes when the last publish that waited for changes has gone out.
   private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+  // Whether its subscriptions are back (a first connection has none to restore).
+  private volatile boolean restored;
 
-  Link(C connection) {
+  Link(C connection, boolean restored) {
     this.connection = connection;
+    this.restored = restored;
+  }
+
+  boolean isRestored() {
+    return restored;
+  }
+
+  void markRestored() {
+    restored = true;
   }
 
   boolean isDown() {

@@ -223,7 +223,7 @@ public final class WebSocketSpoke implements PubSub {
   }
 
   public boolean isConnected() {
-    return keeper.connection().isPresent();
+    return keeper.isConnected();
   }
 
   /**
