@@ -6,8 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.CallMetadata;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.envelope.Envelopes;
+import dev.alkdev.operations.protocol.CallEvent;
+import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.OverflowPolicy;
 import dev.alkdev.operations.pubsub.PubSub;
@@ -19,12 +24,15 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +43,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.node.NullNode;
 
 /**
  * The delivery contract of the {@link PubSub} SPI, tested on the transport itself: every
@@ -128,6 +137,17 @@ public abstract class PubSubContractTest {
   protected void severConnection(PubSub client) throws Exception {
     Assumptions.abort(
         "the transport under test cannot provoke a disconnect: override severConnection");
+  }
+
+  /**
+   * Cuts {@code client}'s connections of the moment, as a network failure or a broker restart
+   * would, and lets it connect again: the suite's reconnection tests then check that it does, and
+   * what it promises around it. A relay in front of the broker does it ({@link
+   * TcpProxy#dropConnections()}). The default cannot, and skips those tests.
+   */
+  protected void interruptConnection(PubSub client) throws Exception {
+    Assumptions.abort(
+        "the transport under test cannot provoke a reconnection: override interruptConnection");
   }
 
   // ------------------------------------------------------------------ fixture
@@ -611,6 +631,202 @@ public abstract class PubSubContractTest {
           .as("refused, not buffered to be delivered after the caller gave up")
           .isEqualTo(ErrorCode.UNAVAILABLE);
     }
+  }
+
+  // ------------------------------------------------------------------ reconnection
+
+  /**
+   * After a lost connection a transport connects again by itself, and every subscription made
+   * before receives again: plain, queue-group and inbox alike. A reply to a request published right
+   * after reconnecting arrives (the inbox is back before the request goes out). Nothing published
+   * while the connection was down is delivered later: it was refused, not buffered. Reconnects are
+   * counted.
+   */
+  @Nested
+  public class Reconnection {
+    @Test
+    public void plainGroupAndInboxSubscriptionsReceiveAgain() throws Exception {
+      PubSub client = client();
+      PubSub other = client();
+      String plain = topic("plain");
+      String grouped = topic("grouped");
+      String operation = operation("echo");
+      String inbox = inbox("client");
+      Inbox plainInbox = new Inbox();
+      Inbox groupInbox = new Inbox();
+      Inbox replies = new Inbox();
+      client.subscribe(plain, SubscribeOptions.defaults(), plainInbox);
+      client.subscribe(grouped, SubscribeOptions.queueGroup("workers"), groupInbox);
+      client.subscribe(inbox, SubscribeOptions.defaults(), replies);
+      other.subscribe(
+          ProtocolTopics.request(operation), SubscribeOptions.defaults(), answering(other));
+      CountDownLatch disconnected = new CountDownLatch(1);
+      client.onDisconnect(disconnected::countDown);
+      awaitPropagation();
+      long reconnectsBefore = client.transportStats().reconnects();
+
+      interruptConnection(client);
+
+      awaitLatch(disconnected, "the disconnect actions ran");
+      awaitReconnected(client, reconnectsBefore);
+      published(other.publish(plain, utf8("plain again")));
+      published(other.publish(grouped, utf8("group again")));
+      published(client.publish(ProtocolTopics.request(operation), request("r1", operation, inbox)));
+      assertThat(text(plainInbox.next())).isEqualTo("plain again");
+      assertThat(text(groupInbox.next())).isEqualTo("group again");
+      assertThat(replyTo(replies.next())).isEqualTo("r1");
+    }
+
+    @Test
+    public void aReplyToARequestPublishedRightAfterReconnectingArrives() throws Exception {
+      PubSub caller = client();
+      PubSub server = client();
+      String operation = operation("echo");
+      String inbox = inbox("caller");
+      server.subscribe(
+          ProtocolTopics.request(operation), SubscribeOptions.defaults(), answering(server));
+      Inbox replies = new Inbox();
+      caller.subscribe(inbox, SubscribeOptions.defaults(), replies);
+      awaitPropagation();
+
+      interruptConnection(caller);
+
+      // The first request the transport accepts after the drop must be answered: a transport that
+      // let it out before the inbox was back would lose the reply.
+      long end = System.nanoTime() + WAIT.toNanos();
+      int attempt = 0;
+      while (true) {
+        attempt++;
+        CompletableFuture<Integer> sent =
+            caller.publish(
+                ProtocolTopics.request(operation), request("r" + attempt, operation, inbox));
+        CallError refused = null;
+        try {
+          sent.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          refused = CallError.from(e, cause -> CallError.of(ErrorCode.UNAVAILABLE, "failed"));
+        }
+        if (refused == null) {
+          break;
+        }
+        assertThat(refused.code()).as("refused while down").isEqualTo(ErrorCode.UNAVAILABLE);
+        if (System.nanoTime() > end) {
+          fail("no publish was accepted within " + WAIT + " of the drop");
+        }
+        Thread.sleep(2);
+      }
+      assertThat(replyTo(replies.next())).isEqualTo("r" + attempt);
+    }
+
+    @Test
+    public void nothingPublishedDuringTheOutageArrivesLater() throws Exception {
+      PubSub publisher = client();
+      PubSub subscriber = client();
+      String t = topic("t");
+      Inbox inbox = new Inbox();
+      subscriber.subscribe(t, SubscribeOptions.defaults(), inbox);
+      CountDownLatch disconnected = new CountDownLatch(1);
+      publisher.onDisconnect(disconnected::countDown);
+      awaitPropagation();
+      long reconnectsBefore = publisher.transportStats().reconnects();
+
+      interruptConnection(publisher);
+      awaitLatch(disconnected, "the disconnect actions ran");
+      List<String> refused = new ArrayList<>();
+      List<String> accepted = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        String payload = "during " + i;
+        try {
+          publisher.publish(t, utf8(payload)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+          accepted.add(payload); // reconnected already: it must be delivered, once
+        } catch (ExecutionException e) {
+          refused.add(payload);
+        }
+      }
+      awaitReconnected(publisher, reconnectsBefore);
+      published(publisher.publish(t, utf8("after")));
+      List<String> received = new ArrayList<>();
+      String last;
+      do {
+        last = text(inbox.next());
+        received.add(last);
+      } while (!last.equals("after"));
+      assertThat(refused).as("publishes refused while down").isNotEmpty();
+      assertThat(received).as("what arrived").doesNotContainAnyElementsOf(refused);
+      assertThat(received.subList(0, received.size() - 1))
+          .as("what was accepted arrives once, in order")
+          .containsExactlyElementsOf(accepted);
+    }
+  }
+
+  /** An operation id of this test's own (the call protocol's request topics carry it). */
+  private String operation(String name) {
+    return "contract" + topicPrefix.substring(16, 24) + "." + name;
+  }
+
+  /** A caller's inbox topic of this test's own. */
+  private String inbox(String name) {
+    return ProtocolTopics.INBOX_PREFIX + topicPrefix.substring(16, 24) + "-" + name;
+  }
+
+  /**
+   * A {@code call.requested} whose reply goes to {@code inbox}: an inbox hears only answers (a hub
+   * lets a client publish to another's inbox only to answer a request it delivered to it).
+   */
+  private static byte[] request(String requestId, String operationId, String inbox) {
+    return CallEvents.encode(
+        new CallEvent.Requested(
+            requestId,
+            operationId,
+            NullNode.getInstance(),
+            Optional.empty(),
+            Optional.empty(),
+            OptionalLong.empty(),
+            Optional.of(inbox),
+            OptionalLong.empty(),
+            CallMetadata.empty()));
+  }
+
+  /** Answers each request it receives with a {@code call.responded} to its reply topic. */
+  private static Consumer<Message> answering(PubSub server) {
+    return message -> {
+      CallEvent.Requested request =
+          (CallEvent.Requested) CallEvents.decode(message.payload(), Integer.MAX_VALUE);
+      server.publish(
+          request.replyTo().orElseThrow(),
+          CallEvents.encode(
+              new CallEvent.Responded(
+                  request.requestId(),
+                  Envelopes.localEnvelope(NullNode.getInstance(), request.operationId()))));
+    };
+  }
+
+  /** The request id a reply answers. */
+  private static String replyTo(Message reply) {
+    return ((CallEvent.CallScoped) CallEvents.decode(reply.payload(), Integer.MAX_VALUE))
+        .requestId();
+  }
+
+  /**
+   * Waits until {@code client} counted a reconnect and publishes again (a transport with more than
+   * one connection may count one before the others are back), then for the subscriptions to be in
+   * effect.
+   */
+  private void awaitReconnected(PubSub client, long reconnectsBefore) throws Exception {
+    eventually(
+        "the client reconnected", () -> client.transportStats().reconnects() > reconnectsBefore);
+    String probe = topic("probe");
+    eventually(
+        "the client publishes again",
+        () -> {
+          try {
+            client.publish(probe, utf8("probe")).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+          } catch (Exception refused) {
+            return false;
+          }
+        });
+    awaitPropagation();
   }
 
   // ------------------------------------------------------------------ handler failures

@@ -106,6 +106,7 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
     }
   }
 
+  // snippet: attach
   @Override
   public CompletableFuture<Void> attach(Link link, TransportSubscription<Link> subscription) {
     try {
@@ -132,6 +133,8 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
           CallError.of(ErrorCode.UNAVAILABLE, "The NATS connection dropped"));
     }
   }
+
+  // end-snippet
 
   private static void receive(TransportSubscription<Link> subscription, io.nats.client.Message m) {
     if (m.isStatusMessage()) {

@@ -75,6 +75,7 @@ public final class NatsPubSub implements PubSub {
         Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-probes-"));
     this.connector = new NatsConnector(options, name, probeTimer);
     try {
+      // snippet: keeper
       this.keeper =
           ConnectionKeeper.builder(name, "NATS", connector)
               .backoff(Backoff.fixed(options.reconnectWait()))
@@ -87,6 +88,7 @@ public final class NatsPubSub implements PubSub {
               // other subscription of this connection, the protocol's included (D63).
               .delivery(Executors.newCachedThreadPool(daemonThreads("ops-" + name + "-delivery-")))
               .connect();
+      // end-snippet
     } catch (RuntimeException e) {
       probeTimer.shutdownNow();
       throw e;

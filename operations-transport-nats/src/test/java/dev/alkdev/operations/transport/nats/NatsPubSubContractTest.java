@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.nats;
 
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.testing.PubSubContractTest;
+import dev.alkdev.operations.testing.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ class NatsPubSubContractTest extends PubSubContractTest {
     TcpProxy proxy = TcpProxy.to(server.port());
     NatsPubSub client =
         NatsPubSub.connect(
-            NatsOptions.builder(proxy.url()).reconnectWait(Duration.ofMillis(50)).build());
+            NatsOptions.builder(proxy.url("nats")).reconnectWait(Duration.ofMillis(50)).build());
     opened.add(client);
     proxies.put(client, proxy);
     return client;
@@ -71,5 +72,10 @@ class NatsPubSubContractTest extends PubSubContractTest {
   @Override
   protected void severConnection(PubSub client) {
     proxies.get(client).sever();
+  }
+
+  @Override
+  protected void interruptConnection(PubSub client) {
+    proxies.get(client).dropConnections();
   }
 }

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.transport.nats;
 
+import dev.alkdev.operations.testing.TcpProxy;
 import dev.alkdev.operations.testing.TransportConformanceTest;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -32,7 +33,7 @@ class NatsTransportConformanceTest extends TransportConformanceTest {
   protected Peers createPeers() throws Exception {
     serving = NatsPubSub.connect(options(server.url()));
     callingProxy = TcpProxy.to(server.port());
-    calling = NatsPubSub.connect(options(callingProxy.url()));
+    calling = NatsPubSub.connect(options(callingProxy.url("nats")));
     return Peers.of(serving, calling, callingProxy);
   }
 

@@ -419,7 +419,7 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
 
   /** Registers (again) every live group member's channel; publishes wait for it. */
   private void registerAll(Commands current) {
-    Optional<Subscriber> subscriber = keeper.connection();
+    Optional<Subscriber> subscriber = keeper.connection().filter(Subscriber::isUp);
     if (subscriber.isEmpty()) {
       return; // the next subscriber connection registers them as it subscribes
     }

@@ -15,6 +15,7 @@ import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.testing.TcpProxy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -238,7 +239,7 @@ class RedisFaultTest {
           RedisPubSub flooder = RedisPubSub.connect(options(server.url()));
           RedisPubSub caller =
               RedisPubSub.connect(
-                  RedisOptions.builder(proxy.url())
+                  RedisOptions.builder(proxy.url("redis"))
                       .reconnectWait(Duration.ofMillis(20))
                       .pingInterval(Duration.ofMillis(100))
                       // Long enough that the stalled subscriber's unanswered ping does not end

@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.redis;
 
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.testing.PubSubContractTest;
+import dev.alkdev.operations.testing.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ class RedisPubSubContractTest extends PubSubContractTest {
     TcpProxy proxy = TcpProxy.to(server.port());
     RedisPubSub client =
         RedisPubSub.connect(
-            RedisOptions.builder(proxy.url()).reconnectWait(Duration.ofMillis(50)).build());
+            RedisOptions.builder(proxy.url("redis")).reconnectWait(Duration.ofMillis(50)).build());
     opened.add(client);
     proxies.put(client, proxy);
     return client;
@@ -66,5 +67,10 @@ class RedisPubSubContractTest extends PubSubContractTest {
   @Override
   protected void severConnection(PubSub client) {
     proxies.get(client).sever();
+  }
+
+  @Override
+  protected void interruptConnection(PubSub client) {
+    proxies.get(client).dropConnections();
   }
 }

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.transport.redis;
 
+import dev.alkdev.operations.testing.TcpProxy;
 import dev.alkdev.operations.testing.TransportConformanceTest;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +32,7 @@ class RedisTransportConformanceTest extends TransportConformanceTest {
   protected Peers createPeers() throws Exception {
     serving = RedisPubSub.connect(options(server.url()));
     callingProxy = TcpProxy.to(server.port());
-    calling = RedisPubSub.connect(options(callingProxy.url()));
+    calling = RedisPubSub.connect(options(callingProxy.url("redis")));
     return Peers.of(serving, calling, callingProxy);
   }
 

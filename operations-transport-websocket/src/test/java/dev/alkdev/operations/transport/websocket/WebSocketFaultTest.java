@@ -11,6 +11,7 @@ import dev.alkdev.operations.discovery.RemoteCatalog;
 import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
+import dev.alkdev.operations.testing.TcpProxy;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
@@ -149,7 +150,7 @@ class WebSocketFaultTest {
   void theHubFailsCallsInFlightOnASpokeThatDisconnects() throws Exception {
     try (WebSocketHub hub = hubOn(0);
         TcpProxy proxy = TcpProxy.to(hub.port());
-        WebSocketSpoke server = spoke(URI.create(proxy.url()));
+        WebSocketSpoke server = spoke(URI.create(proxy.url("ws") + "/ws"));
         OperationRegistry registry = OperationRegistry.create();
         CallHandler handler = CallHandler.serve(registry, server);
         WebSocketSpoke caller = spoke(hub.uri());

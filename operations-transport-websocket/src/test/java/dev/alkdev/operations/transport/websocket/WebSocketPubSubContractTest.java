@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.websocket;
 
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.testing.PubSubContractTest;
+import dev.alkdev.operations.testing.TcpProxy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +42,7 @@ class WebSocketPubSubContractTest extends PubSubContractTest {
     TcpProxy proxy = TcpProxy.to(hub.port());
     WebSocketSpoke spoke =
         WebSocketSpoke.connect(
-            SpokeOptions.builder(URI.create(proxy.url()))
+            SpokeOptions.builder(URI.create(proxy.url("ws") + "/ws"))
                 .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
                 .connectTimeout(Duration.ofSeconds(2))
                 .build());
@@ -67,5 +68,10 @@ class WebSocketPubSubContractTest extends PubSubContractTest {
   @Override
   protected void severConnection(PubSub client) {
     proxies.get(client).sever();
+  }
+
+  @Override
+  protected void interruptConnection(PubSub client) {
+    proxies.get(client).dropConnections();
   }
 }

@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.websocket;
 
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.testing.TcpProxy;
 import dev.alkdev.operations.testing.TransportConformanceTest;
 import java.net.URI;
 import java.time.Duration;
@@ -55,7 +56,7 @@ class WebSocketTransportConformanceTest extends TransportConformanceTest {
     opened.clear();
     WebSocketSpoke serving = spoke(hub.uri(), null);
     callingProxy = TcpProxy.to(hub.port());
-    WebSocketSpoke calling = spoke(URI.create(callingProxy.url()), null);
+    WebSocketSpoke calling = spoke(URI.create(callingProxy.url("ws") + "/ws"), null);
     return Peers.of(serving, calling, callingProxy);
   }
 
