@@ -66,7 +66,8 @@ public final class HttpGatewayInterleaved {
     try {
       // Warmed up as JMH warms up (5 x 1 s), not by a count of rounds: 20 rounds were 0.2 s, and
       // the gateway's longer path was then still partly interpreted, so the ratio measured the
-      // JIT (0.3x cold against 0.6x warm on the same machine, docs/benchmarks.md).
+      // JIT (0.3x cold against 0.6x warm on the same machine; docs/history/benchmarks.md, HTTP
+      // gateway).
       long warmUpEnd = System.nanoTime() + STREAM_WARM_UP.toNanos();
       for (int i = 0; i < 20 || System.nanoTime() < warmUpEnd; i++) {
         b.baselineBareSseWriter();

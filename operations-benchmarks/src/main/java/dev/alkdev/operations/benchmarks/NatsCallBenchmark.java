@@ -51,7 +51,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The warm-up runs for 30 s: the call's path is far more code than the raw request/reply, and
  * with the former 5 s its compilation was still going on in the measured iterations (a compile log
  * showed methods made not entrant and recompiled until 16 s into the fork, and the call's first
- * measured iteration had a p50 of 318 us against 245 to 255 in the later ones; stop 28).
+ * measured iteration had a p50 of 318 us against 245 to 255 in the later ones;
+ * docs/history/benchmarks.md, NATS transport).
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 15, time = 2)

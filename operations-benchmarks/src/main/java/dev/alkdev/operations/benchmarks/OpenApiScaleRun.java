@@ -34,7 +34,7 @@ import java.util.List;
  * </pre>
  *
  * The "before" figures are taken with the same class on a classpath whose operations jars come
- * first from the commit measured (see docs/benchmarks.md).
+ * first from the commit measured (see docs/history/benchmarks.md, OpenAPI import).
  */
 public final class OpenApiScaleRun {
   private static final double MIB = 1024.0 * 1024.0;

@@ -51,8 +51,9 @@ import tools.jackson.databind.json.JsonMapper;
  * 10 s). Each kind of frame the receive loop meets for the first time sends the compiled loop back
  * to the interpreter (an uncommon trap: the compiler had never seen that branch taken), and the
  * loop is recompiled with it; with a 5 s warm-up the first pings came during measurement, and the
- * compiler threads took half of the 2 cores in the first measured iterations (async-profiler, stop
- * 27). After three ping rounds the code is stable; in a long-running hub it is within seconds.
+ * compiler threads took half of the 2 cores in the first measured iterations (async-profiler;
+ * docs/history/benchmarks.md, WebSocket hub). After three ping rounds the code is stable; in a
+ * long-running hub it is within seconds.
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 15, time = 2)

@@ -9,9 +9,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What an HTTP envelope carries about the one Server-Sent Event it wraps (the seeds' open {@code
- * SSEResponseMeta} question, answered in decision D-SSE of {@code docs/decisions.md}): one envelope
- * per event, source {@code http}, this block in {@link HttpResponseMeta#event()}. On the wire it is
- * the field {@code "event"} of the HTTP meta: {@code {"type":"message","id":"7","retry":1500}}, the
+ * SSEResponseMeta} question, answered in decision D15 of {@code docs/decisions/}): one envelope per
+ * event, source {@code http}, this block in {@link HttpResponseMeta#event()}. On the wire it is the
+ * field {@code "event"} of the HTTP meta: {@code {"type":"message","id":"7","retry":1500}}, the
  * last two only when present.
  *
  * @param type the event's type, {@code "message"} when the stream gave none

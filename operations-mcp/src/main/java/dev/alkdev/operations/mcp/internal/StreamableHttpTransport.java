@@ -49,7 +49,7 @@ import tools.jackson.databind.node.ObjectNode;
  * an SSE stream (our {@link SseParser}) and handed on as soon as its event ends, plus the GET
  * stream for server-initiated messages (such as {@code notifications/tools/list_changed}).
  *
- * <p>Why Jetty and not the JDK {@code HttpClient} (decision D17 in docs/decisions.md): the JDK
+ * <p>Why Jetty and not the JDK {@code HttpClient} (decision D17 in docs/decisions/): the JDK
  * client's {@code sendAsync} completes every exchange through {@code CompletableFuture}'s default
  * async pool, which on a machine with two CPUs or fewer is a new thread per task, and its blocking
  * {@code send} ties up a thread per call. A call through this transport measured below a raw JDK
