@@ -155,15 +155,7 @@ public final class CallMetadata {
       return this;
     }
     TreeMap<String, String> copy = new TreeMap<>(asMap());
-    long size = bytes + put(copy, TRACEPARENT, traceparent);
-    if (tracestate.isPresent()) {
-      size += put(copy, TRACESTATE, tracestate.get());
-    } else {
-      String old = copy.remove(TRACESTATE);
-      if (old != null) {
-        size -= TRACESTATE.length() + utf8Length(old);
-      }
-    }
+    long size = bytes + put(copy, TRACEPARENT, traceparent) + replaceTracestate(copy, tracestate);
     return checked(copy, size);
   }
 
@@ -203,14 +195,7 @@ public final class CallMetadata {
     if (written != null || !sameState) {
       TreeMap<String, String> copy = new TreeMap<>(entries);
       copy.remove(TRACEPARENT);
-      if (tracestate.isPresent()) {
-        size += put(copy, TRACESTATE, tracestate.get());
-      } else {
-        String old = copy.remove(TRACESTATE);
-        if (old != null) {
-          size -= TRACESTATE.length() + utf8Length(old);
-        }
-      }
+      size += replaceTracestate(copy, tracestate);
       rest = Collections.unmodifiableNavigableMap(copy);
     }
     if (rest.size() + 1 > MAX_ENTRIES) {
@@ -224,6 +209,15 @@ public final class CallMetadata {
   }
 
   /** Puts a checked entry into {@code copy}; returns by how many bytes the whole grew. */
+  /** Puts {@code tracestate} into {@code copy}, or takes it out; the change in size. */
+  private static long replaceTracestate(TreeMap<String, String> copy, Optional<String> tracestate) {
+    if (tracestate.isPresent()) {
+      return put(copy, TRACESTATE, tracestate.get());
+    }
+    String old = copy.remove(TRACESTATE);
+    return old == null ? 0 : -(TRACESTATE.length() + utf8Length(old));
+  }
+
   private static long put(TreeMap<String, String> copy, String key, String value) {
     keyProblem(key).ifPresent(CallMetadata::refuse);
     valueProblem(key, value).ifPresent(CallMetadata::refuse);

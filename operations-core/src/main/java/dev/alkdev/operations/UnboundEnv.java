@@ -1,6 +1,7 @@
 package dev.alkdev.operations;
 
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.NamespaceView;
 import dev.alkdev.operations.internal.flow.Subscriptions;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -20,27 +21,7 @@ final class UnboundEnv implements OperationEnv {
 
   @Override
   public Namespace namespace(String namespace) {
-    return new Namespace() {
-      @Override
-      public String name() {
-        return namespace;
-      }
-
-      @Override
-      public Set<String> names() {
-        return Set.of();
-      }
-
-      @Override
-      public CompletableFuture<ResponseEnvelope<JsonNode>> call(String name, Object input) {
-        return UnboundEnv.this.call(namespace + "." + name, input);
-      }
-
-      @Override
-      public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(String name, Object input) {
-        return UnboundEnv.this.subscribe(namespace + "." + name, input);
-      }
-    };
+    return new NamespaceView(this, namespace, Set::of);
   }
 
   @Override

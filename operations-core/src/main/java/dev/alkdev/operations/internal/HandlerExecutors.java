@@ -32,11 +32,6 @@ public final class HandlerExecutors {
 
   private HandlerExecutors() {}
 
-  /** Whether this JVM has virtual threads. */
-  public static boolean virtualThreadsAvailable() {
-    return VirtualThreads.FACTORY != null;
-  }
-
   /** A new executor for blocking unary handlers; the caller owns it and shuts it down. */
   public static ExecutorService newHandlerExecutor(String name) {
     return newLane(name, UNARY_LANE_THREADS);

@@ -32,31 +32,16 @@ final class RegistryEnv implements OperationEnv {
 
   @Override
   public Namespace namespace(String namespace) {
-    return new Namespace() {
-      @Override
-      public String name() {
-        return namespace;
-      }
-
-      @Override
-      public Set<String> names() {
-        Set<String> names = new TreeSet<>();
-        for (OperationSpec spec : registry.list(namespace)) {
-          names.add(spec.name());
-        }
-        return names;
-      }
-
-      @Override
-      public CompletableFuture<ResponseEnvelope<JsonNode>> call(String name, Object input) {
-        return RegistryEnv.this.call(namespace + "." + name, input);
-      }
-
-      @Override
-      public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(String name, Object input) {
-        return RegistryEnv.this.subscribe(namespace + "." + name, input);
-      }
-    };
+    return new NamespaceView(
+        this,
+        namespace,
+        () -> {
+          Set<String> names = new TreeSet<>();
+          for (OperationSpec spec : registry.list(namespace)) {
+            names.add(spec.name());
+          }
+          return names;
+        });
   }
 
   @Override
