@@ -771,7 +771,7 @@ final class OAuthClient implements AutoCloseable {
               + " answered HTTP "
               + response.statusCode()
               + ": "
-              + cut(text));
+              + Texts.oneLine(text));
     }
     try {
       return ToolMapper.JSON.readTree(text);
@@ -869,11 +869,6 @@ final class OAuthClient implements AutoCloseable {
     }
     return error.getCode()
         + (error.getDescription() == null ? "" : " (" + error.getDescription() + ")");
-  }
-
-  private static String cut(String text) {
-    String line = text.replaceAll("\\s+", " ").strip();
-    return line.length() <= 200 ? line : line.substring(0, 200) + "...";
   }
 
   private CallError unauthenticated(String what) {

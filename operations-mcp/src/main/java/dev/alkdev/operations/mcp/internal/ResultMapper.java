@@ -36,7 +36,8 @@ public final class ResultMapper {
       // MCP requires it; a result without it is not a tool result (and not an empty success).
       throw CallError.of(
           ErrorCode.PROTOCOL_ERROR,
-          "The tool result has no content array (MCP requires one): " + cut(object.toString()));
+          "The tool result has no content array (MCP requires one): "
+              + Texts.oneLine(object.toString()));
     }
     meta.set("content", content);
     JsonNode structured = object.get("structuredContent");
@@ -83,9 +84,5 @@ public final class ResultMapper {
     } catch (JacksonException e) {
       return Optional.empty();
     }
-  }
-
-  private static String cut(String text) {
-    return text.length() <= 200 ? text : text.substring(0, 200) + "...";
   }
 }

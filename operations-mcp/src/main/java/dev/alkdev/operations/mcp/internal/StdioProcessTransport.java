@@ -273,7 +273,10 @@ public final class StdioProcessTransport implements McpClientTransport {
       }
       // Servers sometimes print banners or logs to stdout; skip them rather than die.
       if (junkLines.incrementAndGet() <= MAX_JUNK_LOGS) {
-        LOG.warn("MCP server {} wrote a non-JSON-RPC line to stdout: {}", serverName, cut(trimmed));
+        LOG.warn(
+            "MCP server {} wrote a non-JSON-RPC line to stdout: {}",
+            serverName,
+            Texts.oneLine(trimmed));
       }
       return;
     }
@@ -459,7 +462,9 @@ public final class StdioProcessTransport implements McpClientTransport {
                             + ModernWire.VERSION
                             + (reply == null
                                 ? " (no answer to server/discover)"
-                                : " (server/discover answered " + cut(reply.toString()) + ")"));
+                                : " (server/discover answered "
+                                    + Texts.oneLine(reply.toString())
+                                    + ")"));
                 dispatch(error.toString(), sdkHandler);
                 return;
               }
@@ -557,9 +562,5 @@ public final class StdioProcessTransport implements McpClientTransport {
   @Override
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
     return mapper.convertValue(data, typeRef);
-  }
-
-  private static String cut(String text) {
-    return text.length() <= 200 ? text : text.substring(0, 200) + "...";
   }
 }

@@ -16,9 +16,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -241,7 +239,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                         });
                 return;
               }
-              JsonNode answer = probeAnswer(response);
+              JsonNode answer = JsonRpcAnswers.in(response, SSE_LIMITS);
               JsonNode result = answer == null ? null : answer.get("result");
               if (result != null
                   && result.path("supportedVersions").toString().contains(ModernWire.VERSION)) {
@@ -264,7 +262,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                             + ModernWire.VERSION
                             + " (server/discover answered HTTP "
                             + response.getStatus()
-                            + (answer == null ? "" : ": " + cut(answer.toString()))
+                            + (answer == null ? "" : ": " + Texts.oneLine(answer.toString()))
                             + ")"));
                 return;
               }
@@ -281,7 +279,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                           "MCP server "
                               + serverName
                               + " speaks none of this client's revisions: "
-                              + cut(answer.toString())));
+                              + Texts.oneLine(answer.toString())));
                   return;
                 }
               }
@@ -297,31 +295,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
               }
               sendLegacy(initialize, sink);
             });
-  }
-
-  /** The JSON-RPC answer in a probe's response (JSON, or the first message of a stream). */
-  private JsonNode probeAnswer(org.eclipse.jetty.client.ContentResponse response) {
-    String type = String.valueOf(response.getMediaType());
-    String text = response.getContentAsString();
-    try {
-      if (type.startsWith(EVENT_STREAM)) {
-        List<String> data = new ArrayList<>();
-        SseParser parser = SseParser.create(SSE_LIMITS, event -> data.add(event.data()));
-        parser.feed(response.getContent(), 0, response.getContent().length);
-        parser.end();
-        for (String json : data) {
-          JsonNode message = ToolMapper.JSON.readTree(json);
-          if (message.has("result") || message.has("error")) {
-            return message;
-          }
-        }
-        return null;
-      }
-      JsonNode message = text.isBlank() ? null : ToolMapper.JSON.readTree(text);
-      return message != null && message.isObject() ? message : null;
-    } catch (RuntimeException e) {
-      return null; // not JSON-RPC: not a modern answer
-    }
   }
 
   /**
@@ -509,7 +482,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
     try {
       message = McpSchema.deserializeJsonRpcMessage(mapper, json);
     } catch (IOException | RuntimeException e) {
-      WARNINGS.warn("MCP server {} sent a message that is not JSON-RPC: {}", serverName, cut(json));
+      WARNINGS.warn(
+          "MCP server {} sent a message that is not JSON-RPC: {}", serverName, Texts.oneLine(json));
       return null;
     }
     if (message instanceof McpSchema.JSONRPCResponse response
@@ -838,7 +812,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                   + (status == 401 && oauth == null
                       ? " (it wants authorization: configure OAuth or a token)"
                       : "")
-                  + (text.isBlank() ? "" : ": " + cut(text));
+                  + (text.isBlank() ? "" : ": " + Texts.oneLine(text));
           done.accept(
               status,
               status == 401 || status == 403
@@ -1016,11 +990,5 @@ public final class StreamableHttpTransport implements McpClientTransport {
   @Override
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
     return mapper.convertValue(data, typeRef);
-  }
-
-  /** A body for a one-line message: HTML tags and runs of white space out, at most 200 chars. */
-  private static String cut(String text) {
-    String line = text.replaceAll("<[^>]{0,200}>", " ").replaceAll("\\s+", " ").strip();
-    return line.length() <= 200 ? line : line.substring(0, 200) + "...";
   }
 }

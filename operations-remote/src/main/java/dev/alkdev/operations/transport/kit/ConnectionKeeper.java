@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +75,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
   private final Duration restoreTimeout;
   private final Duration subscribeTimeout;
   private final BooleanSupplier mayWait;
+  private final IntSupplier maxMessageBytes;
   private final ExecutorService delivery;
   private final ScheduledExecutorService control;
   private volatile Thread controlThread;
@@ -101,6 +103,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
     this.restoreTimeout = builder.restoreTimeout;
     this.subscribeTimeout = builder.subscribeTimeout;
     this.mayWait = builder.mayWait;
+    this.maxMessageBytes = builder.maxMessageBytes;
     this.delivery = builder.delivery;
     this.control =
         Executors.newSingleThreadScheduledExecutor(
@@ -120,11 +123,25 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
 
   /**
    * Publishes on the current connection: at once when nothing is in flight, else after the
-   * subscription changes in flight, in order. The transport checks the topic and the size first.
+   * subscription changes in flight, in order. A message larger than the transport's limit fails
+   * with RESOURCE_EXHAUSTED (not retryable) and nothing is sent. The transport checks the topic
+   * first.
    */
   public CompletableFuture<Integer> publish(String topic, byte[] payload) {
     if (closed.get()) {
       return CompletableFuture.failedFuture(closedError());
+    }
+    int limit = maxMessageBytes.getAsInt();
+    if (payload.length > limit) {
+      return CompletableFuture.failedFuture(
+          CallError.builder(
+                  ErrorCode.RESOURCE_EXHAUSTED,
+                  "Message of "
+                      + payload.length
+                      + " bytes is larger than the transport's limit of "
+                      + limit)
+              .retryable(false) // the same message is as large next time
+              .build());
     }
     Link<C> current = link;
     if (current.isDown()) {
@@ -324,13 +341,15 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
   /** The connection in use, unless it is down or the keeper closed. */
   public Optional<C> connection() {
     Link<C> current = link;
-    return current.isDown() || closed.get() ? Optional.empty() : Optional.of(current.connection);
+    return current == null || current.isDown() || closed.get()
+        ? Optional.empty()
+        : Optional.of(current.connection);
   }
 
   /** Whether the connection is up and its subscriptions are back. */
   public boolean isConnected() {
     Link<C> current = link;
-    return !closed.get() && !current.isDown() && current.isRestored();
+    return current != null && !closed.get() && !current.isDown() && current.isRestored();
   }
 
   /**
@@ -362,7 +381,10 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
    */
   public void lost(C connection, String why) {
     Link<C> current = link;
-    if (closed.get() || current.connection != connection || !current.markDown()) {
+    if (closed.get()
+        || current == null // the first connection, not in use yet: checked once it is
+        || current.connection != connection
+        || !current.markDown()) {
       return;
     }
     disconnects.incrementAndGet();
@@ -631,6 +653,11 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
    * slow-consumer events.
    */
   public TransportStats transportStats(long moreDropped) {
+    return transportStats(moreDropped, 0);
+  }
+
+  /** {@link #transportStats(long)}, with reconnects of the transport's own connections too. */
+  public TransportStats transportStats(long moreDropped, long moreReconnects) {
     TransportStats t = traffic.snapshot();
     return new TransportStats(
         t.published(),
@@ -638,7 +665,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
         t.received(),
         t.receivedBytes(),
         droppedMessages() + moreDropped,
-        reconnects.get(),
+        reconnects.get() + moreReconnects,
         slowConsumerEvents.get());
   }
 
@@ -743,6 +770,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
     private Duration restoreTimeout = Duration.ofSeconds(5);
     private Duration subscribeTimeout;
     private BooleanSupplier mayWait = () -> true;
+    private IntSupplier maxMessageBytes = () -> Integer.MAX_VALUE;
     private ExecutorService delivery;
 
     private Builder(String name, String kind, Connector<C> connector) {
@@ -780,6 +808,12 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
       return this;
     }
 
+    /** The largest payload the transport carries now (it may learn it from its broker). */
+    public Builder<C> maxMessageBytes(IntSupplier limit) {
+      this.maxMessageBytes = Objects.requireNonNull(limit, "limit");
+      return this;
+    }
+
     /** Where handlers run; the keeper shuts it down when it closes. Required. */
     public Builder<C> delivery(ExecutorService pool) {
       this.delivery = Objects.requireNonNull(pool, "pool");
@@ -796,12 +830,19 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
         throw new IllegalStateException("delivery(pool) is required");
       }
       ConnectionKeeper<C> keeper = new ConnectionKeeper<>(this);
+      C first;
       try {
-        keeper.link = new Link<>(connector.connect(), true); // nothing to restore yet
+        connector.keptBy(keeper);
+        first = connector.connect();
       } catch (RuntimeException e) {
         keeper.control.shutdownNow();
         keeper.delivery.shutdownNow();
         throw e;
+      }
+      keeper.link = new Link<>(first, true); // nothing to restore yet
+      if (!connector.isOpen(first)) {
+        // It dropped as it opened: its report came before it was in use.
+        keeper.lost(first, "dropped as it opened");
       }
       return keeper;
     }

@@ -15,6 +15,12 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Connector<C> {
   /**
+   * Called once, before the first {@link #connect()}: the keeper to report lost connections and
+   * slow consumers to.
+   */
+  default void keptBy(ConnectionKeeper<C> keeper) {}
+
+  /**
    * Opens a new connection, within the transport's connect timeout.
    *
    * @throws dev.alkdev.operations.CallError UNAVAILABLE when nothing answers, ACCESS_DENIED when

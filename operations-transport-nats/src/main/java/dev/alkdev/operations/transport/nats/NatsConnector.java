@@ -47,8 +47,8 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
     this.timer = timer;
   }
 
-  /** The keeper this connector reports to; connection events before it is set are checked after. */
-  void reportTo(ConnectionKeeper<Link> keeper) {
+  @Override
+  public void keptBy(ConnectionKeeper<Link> keeper) {
     this.keeper = keeper;
   }
 

@@ -1,5 +1,8 @@
 package dev.alkdev.operations.transport.nats;
 
+import static dev.alkdev.operations.transport.kit.Settings.positive;
+import static dev.alkdev.operations.transport.kit.Settings.reconnects;
+
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import io.nats.client.Nats;
@@ -270,10 +273,7 @@ public final class NatsOptions {
 
     /** Reconnection attempts before giving up for good; -1 (the default) tries forever. */
     public Builder maxReconnects(int attempts) {
-      if (attempts < -1) {
-        throw new IllegalArgumentException("maxReconnects must be -1 or more, was " + attempts);
-      }
-      this.maxReconnects = attempts;
+      this.maxReconnects = reconnects(attempts);
       return this;
     }
 
@@ -300,10 +300,7 @@ public final class NatsOptions {
      * the server's {@code max_payload}.
      */
     public Builder maxMessageBytes(int bytes) {
-      if (bytes <= 0) {
-        throw new IllegalArgumentException("maxMessageBytes must be positive, was " + bytes);
-      }
-      this.maxMessageBytes = bytes;
+      this.maxMessageBytes = positive(bytes, "maxMessageBytes");
       return this;
     }
 
@@ -330,14 +327,6 @@ public final class NatsOptions {
                 }
               });
       return this;
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

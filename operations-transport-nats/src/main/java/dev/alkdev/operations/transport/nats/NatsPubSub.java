@@ -78,6 +78,7 @@ public final class NatsPubSub implements PubSub {
       // snippet: keeper
       this.keeper =
           ConnectionKeeper.builder(name, "NATS", connector)
+              .maxMessageBytes(this::maxMessageBytes)
               .backoff(Backoff.fixed(options.reconnectWait()))
               .maxReconnects(options.maxReconnects())
               // Subscriptions are queued on the connection itself: restoring takes no round trip.
@@ -93,11 +94,6 @@ public final class NatsPubSub implements PubSub {
       probeTimer.shutdownNow();
       throw e;
     }
-    connector.reportTo(keeper);
-    keeper
-        .connection()
-        .filter(link -> !connector.isOpen(link))
-        .ifPresent(link -> keeper.lost(link, "dropped before the transport was ready"));
   }
 
   /**
@@ -115,27 +111,12 @@ public final class NatsPubSub implements PubSub {
   public CompletableFuture<Integer> publish(String topic, byte[] payload) {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(payload, "payload");
-    if (keeper.isClosed()) {
-      return CompletableFuture.failedFuture(keeper.closedError());
-    }
     Optional<String> problem = Subjects.problem(topic);
     if (problem.isPresent()) {
       return CompletableFuture.failedFuture(
           CallError.of(
               ErrorCode.INVALID_INPUT,
               "Topic \"" + topic + "\" is not a NATS subject: " + problem.get()));
-    }
-    int limit = maxMessageBytes();
-    if (payload.length > limit) {
-      return CompletableFuture.failedFuture(
-          CallError.builder(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "Message of "
-                      + payload.length
-                      + " bytes is larger than the transport's limit of "
-                      + limit)
-              .retryable(false) // the same message is as large next time
-              .build());
     }
     return keeper.publish(topic, payload);
   }

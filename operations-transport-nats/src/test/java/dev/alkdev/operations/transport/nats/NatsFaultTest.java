@@ -9,6 +9,7 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
+import dev.alkdev.operations.testing.CallLoad;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,7 @@ class NatsFaultTest {
           calling.flush(Duration.ofSeconds(5));
 
           ConcurrentLinkedQueue<Long> restarts = new ConcurrentLinkedQueue<>();
-          CallLoad load = new CallLoad(calls, "fault.apply", IN_FLIGHT, DEADLINE);
+          CallLoad load = CallLoad.of(calls, "fault.apply", IN_FLIGHT, DEADLINE);
           Thread loader = new Thread(load, "fault-load");
           loader.start();
           for (int i = 0; i < RESTARTS; i++) {

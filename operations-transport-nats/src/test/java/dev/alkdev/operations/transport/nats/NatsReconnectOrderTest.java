@@ -9,6 +9,7 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.testing.CallLoad;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class NatsReconnectOrderTest {
           }
           serving.flush(Duration.ofSeconds(5));
           calling.flush(Duration.ofSeconds(5));
-          CallLoad load = new CallLoad(calls, "order.echo", IN_FLIGHT, DEADLINE);
+          CallLoad load = CallLoad.of(calls, "order.echo", IN_FLIGHT, DEADLINE);
           Thread loader = new Thread(load, "order-load");
           loader.start();
           try {

@@ -1,12 +1,11 @@
 package dev.alkdev.operations.transport.nats;
 
+import dev.alkdev.operations.testing.BrokerProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,22 +17,29 @@ import java.util.concurrent.TimeUnit;
  * package ({@code scripts/install-deps.sh} installs it).
  */
 public final class NatsServer implements AutoCloseable {
-  private static final Path BINARY = locate();
+  private static final Path BINARY =
+      BrokerProcess.locate(
+          "nats-server", "nats-server", "/usr/sbin/nats-server", "/usr/bin/nats-server");
 
-  private final int port;
-  private final List<String> extraArgs;
-  private Process process;
+  private final BrokerProcess process;
 
-  private NatsServer(int port, List<String> extraArgs) {
-    this.port = port;
-    this.extraArgs = extraArgs;
+  private NatsServer(BrokerProcess process) {
+    this.process = process;
   }
 
-  /** A single server on a free port, accepting clients when this returns. */
+  /** A single server on a free port, accepting clients (it greets with INFO) when this returns. */
   public static NatsServer start(String... extraArgs) throws IOException {
-    NatsServer server = new NatsServer(freePort(), List.of(extraArgs));
-    server.launch();
-    return server;
+    return new NatsServer(
+        BrokerProcess.start(
+            "nats-server",
+            port -> {
+              List<String> command = new ArrayList<>();
+              command.add(BINARY.toString());
+              command.addAll(List.of("-a", "127.0.0.1", "-p", String.valueOf(port)));
+              command.addAll(List.of(extraArgs));
+              return command;
+            },
+            NatsServer::greets));
   }
 
   /**
@@ -46,27 +52,27 @@ public final class NatsServer implements AutoCloseable {
     int routeA = freePort();
     int routeB = freePort();
     NatsServer a =
-        new NatsServer(
-            freePort(),
-            List.of(
-                "--cluster_name",
-                "ops-test",
-                "--cluster",
-                "nats://127.0.0.1:" + routeA,
-                "--routes",
-                "nats://127.0.0.1:" + routeB));
-    NatsServer b =
-        new NatsServer(
-            freePort(),
-            List.of(
-                "--cluster_name",
-                "ops-test",
-                "--cluster",
-                "nats://127.0.0.1:" + routeB,
-                "--routes",
-                "nats://127.0.0.1:" + routeA));
-    a.launch();
-    b.launch();
+        start(
+            "--cluster_name",
+            "ops-test",
+            "--cluster",
+            "nats://127.0.0.1:" + routeA,
+            "--routes",
+            "nats://127.0.0.1:" + routeB);
+    NatsServer b;
+    try {
+      b =
+          start(
+              "--cluster_name",
+              "ops-test",
+              "--cluster",
+              "nats://127.0.0.1:" + routeB,
+              "--routes",
+              "nats://127.0.0.1:" + routeA);
+    } catch (IOException | RuntimeException e) {
+      a.kill();
+      throw e;
+    }
     try {
       awaitRoute(a, b);
       awaitRoute(b, a);
@@ -103,97 +109,39 @@ public final class NatsServer implements AutoCloseable {
   }
 
   public String url() {
-    return "nats://127.0.0.1:" + port;
+    return "nats://127.0.0.1:" + process.port();
   }
 
   public int port() {
-    return port;
+    return process.port();
   }
 
   /** Kills the server at once (SIGKILL): clients see their sockets reset. */
-  public synchronized void kill() throws InterruptedException {
-    if (process != null) {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-      process = null;
-    }
+  public void kill() throws InterruptedException {
+    process.kill();
   }
 
   /** Starts the server again on the same port. */
-  public synchronized void restart() throws IOException {
-    launch();
+  public void restart() throws IOException {
+    process.restart();
   }
 
   @Override
   public void close() throws InterruptedException {
-    kill();
+    process.close();
   }
 
-  private synchronized void launch() throws IOException {
-    if (process != null) {
-      throw new IllegalStateException("nats-server is running already on " + port);
+  /** Whether the server greets a client with its INFO line. */
+  private static boolean greets(int port) throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      socket.setSoTimeout(1000);
+      InputStream in = socket.getInputStream();
+      return "INFO".equals(new String(in.readNBytes(4), StandardCharsets.US_ASCII));
     }
-    List<String> command = new ArrayList<>();
-    command.add(BINARY.toString());
-    command.addAll(List.of("-a", "127.0.0.1", "-p", String.valueOf(port)));
-    command.addAll(extraArgs);
-    process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    awaitAccepting();
-  }
-
-  /** Waits (5 s at most) until the server greets a client with its INFO line. */
-  private void awaitAccepting() throws IOException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    IOException last = null;
-    while (System.nanoTime() - end < 0) {
-      if (!process.isAlive()) {
-        throw new IOException("nats-server exited with " + process.exitValue() + " on " + port);
-      }
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        socket.setSoTimeout(1000);
-        InputStream in = socket.getInputStream();
-        byte[] greeting = in.readNBytes(4);
-        if ("INFO".equals(new String(greeting, StandardCharsets.US_ASCII))) {
-          return;
-        }
-      } catch (IOException e) {
-        last = e;
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      }
-    }
-    throw new IOException("nats-server did not accept clients on " + port + " within 5 s", last);
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
-  }
-
-  private static Path locate() {
-    for (String candidate : List.of("/usr/sbin/nats-server", "/usr/bin/nats-server")) {
-      if (Files.isExecutable(Path.of(candidate))) {
-        return Path.of(candidate);
-      }
-    }
-    String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : path.split(java.io.File.pathSeparator)) {
-      Path candidate = Path.of(dir, "nats-server");
-      if (Files.isExecutable(candidate)) {
-        return candidate;
-      }
-    }
-    throw new IllegalStateException(
-        "nats-server not found: run scripts/install-deps.sh (Debian package nats-server)");
+    return BrokerProcess.freePort();
   }
 }

@@ -83,7 +83,8 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
     this.commands = openCommands();
   }
 
-  void reportTo(ConnectionKeeper<Subscriber> keeper) {
+  @Override
+  public void keptBy(ConnectionKeeper<Subscriber> keeper) {
     this.keeper = keeper;
     keeper.every(options.pingInterval(), this::ping);
   }

@@ -1,5 +1,7 @@
 package dev.alkdev.operations.transport.redis;
 
+import static dev.alkdev.operations.transport.kit.Settings.positive;
+
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -290,14 +292,6 @@ public final class RedisOptions {
 
     public RedisOptions build() {
       return new RedisOptions(this);
-    }
-
-    private static Duration positive(Duration d, String what) {
-      Objects.requireNonNull(d, what);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

@@ -108,6 +108,7 @@ public final class RedisPubSub implements PubSub {
       this.connector = opened;
       this.keeper =
           ConnectionKeeper.builder(name, "Redis", connector)
+              .maxMessageBytes(this::maxMessageBytes)
               .backoff(Backoff.fixed(options.reconnectWait()))
               .maxReconnects(options.maxReconnects())
               .restoreTimeout(options.commandTimeout())
@@ -121,11 +122,6 @@ public final class RedisPubSub implements PubSub {
       shutDownClient();
       throw e;
     }
-    connector.reportTo(keeper);
-    keeper
-        .connection()
-        .filter(subscriber -> !connector.isOpen(subscriber))
-        .ifPresent(subscriber -> keeper.lost(subscriber, "dropped before the transport was ready"));
   }
 
   /**
@@ -147,25 +143,10 @@ public final class RedisPubSub implements PubSub {
   public CompletableFuture<Integer> publish(String topic, byte[] payload) {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(payload, "payload");
-    if (keeper.isClosed()) {
-      return CompletableFuture.failedFuture(keeper.closedError());
-    }
     Optional<String> problem = topicProblem(topic);
     if (problem.isPresent()) {
       return CompletableFuture.failedFuture(
           CallError.of(ErrorCode.INVALID_INPUT, "Topic \"" + topic + "\": " + problem.get()));
-    }
-    int limit = maxMessageBytes();
-    if (payload.length > limit) {
-      return CompletableFuture.failedFuture(
-          CallError.builder(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "Message of "
-                      + payload.length
-                      + " bytes is larger than the transport's limit of "
-                      + limit)
-              .retryable(false) // the same message is as large next time
-              .build());
     }
     // Subscriptions go out on the subscriber connection and publishes on the command connection,
     // so Redis may run a publish before a SUBSCRIBE sent earlier: the keeper holds a publish made
@@ -287,15 +268,7 @@ public final class RedisPubSub implements PubSub {
    */
   @Override
   public TransportStats transportStats() {
-    TransportStats t = keeper.transportStats(connector.oversizedMessages());
-    return new TransportStats(
-        t.published(),
-        t.publishedBytes(),
-        t.received(),
-        t.receivedBytes(),
-        t.dropped(),
-        t.reconnects() + connector.commandReconnects(),
-        t.slowConsumerEvents());
+    return keeper.transportStats(connector.oversizedMessages(), connector.commandReconnects());
   }
 
   /** The counters of this transport since it connected. */

@@ -15,6 +15,7 @@ import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.testing.CallLoad;
 import dev.alkdev.operations.testing.TcpProxy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -22,23 +23,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
@@ -55,7 +47,7 @@ class RedisFaultTest {
   private static final int IN_FLIGHT = 256;
   private static final Duration DEADLINE = Duration.ofSeconds(2);
   private static final long LATE_TOLERANCE_MS = 250;
-  private static final int MAX_CALLS = 2_000_000;
+  private static final int MAX_CALLS = CallLoad.MAX_CALLS;
 
   private static RedisOptions options(String url) {
     return RedisOptions.builder(url).reconnectWait(Duration.ofMillis(20)).build();
@@ -78,7 +70,7 @@ class RedisFaultTest {
         for (RedisPubSub side : List.of(nodeA, nodeB, caller)) {
           side.flush(Duration.ofSeconds(5));
         }
-        Load load = new Load(n -> call(calls, n));
+        CallLoad load = CallLoad.of(n -> call(calls, n), IN_FLIGHT, DEADLINE);
         Thread loader = new Thread(load, "fault-load");
         loader.start();
         List<RedisPubSub> victims = List.of(nodeA, nodeB, caller);
@@ -95,7 +87,7 @@ class RedisFaultTest {
         load.awaitSuccesses(20);
         load.finish(loader);
 
-        load.assertEveryCallEndedOnceInTime();
+        load.assertEveryCallEndedOnceInTime(LATE_TOLERANCE_MS);
         assertThat(twice(executions, load.started.get())).as("mutations run twice").isZero();
         assertThat(load.byCode.keySet())
             .as("how calls may fail while connections are cut")
@@ -121,7 +113,7 @@ class RedisFaultTest {
           PendingRequestMap calls = PendingRequestMap.create(caller)) {
         node.flush(Duration.ofSeconds(5));
         caller.flush(Duration.ofSeconds(5));
-        Load load = new Load(n -> call(calls, n));
+        CallLoad load = CallLoad.of(n -> call(calls, n), IN_FLIGHT, DEADLINE);
         Thread loader = new Thread(load, "fault-load");
         loader.start();
         for (int i = 0; i < 10; i++) {
@@ -135,7 +127,7 @@ class RedisFaultTest {
         load.awaitSuccesses(50);
         load.finish(loader);
 
-        load.assertEveryCallEndedOnceInTime();
+        load.assertEveryCallEndedOnceInTime(LATE_TOLERANCE_MS);
         assertThat(twice(executions, load.started.get())).as("mutations run twice").isZero();
         assertThat(load.byCode.keySet())
             .isSubsetOf(
@@ -401,88 +393,5 @@ class RedisFaultTest {
       throw e;
     }
     throw new AssertionError("expected the call to fail");
-  }
-
-  /** Keeps {@value #IN_FLIGHT} calls in flight until stopped, recording how each ended. */
-  private static final class Load implements Runnable {
-    final IntFunction<CompletableFuture<ResponseEnvelope<JsonNode>>> caller;
-    final Semaphore inFlight = new Semaphore(IN_FLIGHT);
-    final AtomicInteger started = new AtomicInteger();
-    final AtomicInteger ended = new AtomicInteger();
-    final AtomicLong successes = new AtomicLong();
-    final AtomicLong latestPastDeadlineMs = new AtomicLong(Long.MIN_VALUE);
-    final AtomicIntegerArray endings = new AtomicIntegerArray(MAX_CALLS);
-    final Map<ErrorCode, AtomicLong> byCode = new ConcurrentHashMap<>();
-    final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-    final AtomicBoolean running = new AtomicBoolean(true);
-
-    Load(IntFunction<CompletableFuture<ResponseEnvelope<JsonNode>>> caller) {
-      this.caller = caller;
-    }
-
-    @Override
-    public void run() {
-      while (running.get()) {
-        try {
-          if (!inFlight.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            continue;
-          }
-        } catch (InterruptedException e) {
-          return;
-        }
-        int n = started.getAndIncrement();
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        caller
-            .apply(n)
-            .whenComplete(
-                (envelope, error) -> {
-                  long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - deadline);
-                  latestPastDeadlineMs.accumulateAndGet(late, Math::max);
-                  if (endings.incrementAndGet(n) != 1) {
-                    problems.add("call " + n + " ended twice");
-                  }
-                  if (error == null) {
-                    if (envelope.data().get("n").asInt() != n) {
-                      problems.add("call " + n + " got the answer " + envelope.data());
-                    }
-                    successes.incrementAndGet();
-                  } else if (error instanceof CallError e) {
-                    byCode.computeIfAbsent(e.code(), k -> new AtomicLong()).incrementAndGet();
-                  } else {
-                    problems.add("call " + n + " failed with " + error);
-                  }
-                  ended.incrementAndGet();
-                  inFlight.release();
-                });
-      }
-    }
-
-    void awaitSuccesses(long more) throws InterruptedException {
-      long target = successes.get() + more;
-      RedisPubSubTest.eventually(more + " more calls answered", () -> successes.get() >= target);
-    }
-
-    void finish(Thread loader) throws InterruptedException {
-      running.set(false);
-      loader.join(10_000);
-      assertThat(inFlight.tryAcquire(IN_FLIGHT, 10, TimeUnit.SECONDS))
-          .as("every call ended")
-          .isTrue();
-    }
-
-    void assertEveryCallEndedOnceInTime() {
-      assertThat(problems).isEmpty();
-      assertThat(ended.get()).as("calls ended").isEqualTo(started.get());
-      assertThat(latestPastDeadlineMs.get())
-          .as("how late the latest call ended past its deadline (ms)")
-          .isLessThanOrEqualTo(LATE_TOLERANCE_MS);
-      assertThat(successes.get()).isPositive();
-    }
-
-    String outcomes() {
-      Map<ErrorCode, Long> failures = new EnumMap<>(ErrorCode.class);
-      byCode.forEach((code, count) -> failures.put(code, count.get()));
-      return "answered=" + successes.get() + ", failed=" + failures;
-    }
   }
 }

@@ -66,7 +66,8 @@ final class SpokeConnector implements Connector<SpokeConnector.Link> {
     this.maxMessageBytes = Math.min(options.maxMessageBytes, CallEvents.DEFAULT_MAX_MESSAGE_BYTES);
   }
 
-  void reportTo(ConnectionKeeper<Link> keeper) {
+  @Override
+  public void keptBy(ConnectionKeeper<Link> keeper) {
     this.keeper = keeper;
   }
 

@@ -1,5 +1,8 @@
 package dev.alkdev.operations.transport.websocket;
 
+import static dev.alkdev.operations.transport.kit.Settings.positive;
+import static dev.alkdev.operations.transport.kit.Settings.reconnects;
+
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -124,10 +127,7 @@ public final class SpokeOptions {
 
     /** Reconnection attempts after a drop before the spoke closes; -1 (the default): forever. */
     public Builder maxReconnects(int attempts) {
-      if (attempts < -1) {
-        throw new IllegalArgumentException("maxReconnects must be -1 or more, was " + attempts);
-      }
-      this.maxReconnects = attempts;
+      this.maxReconnects = reconnects(attempts);
       return this;
     }
 
@@ -145,32 +145,18 @@ public final class SpokeOptions {
 
     /** Frames queued for the hub before publishes fail (4,096 by default). */
     public Builder maxQueuedFrames(int frames) {
-      if (frames <= 0) {
-        throw new IllegalArgumentException("maxQueuedFrames must be positive, was " + frames);
-      }
-      this.maxQueuedFrames = frames;
+      this.maxQueuedFrames = positive(frames, "maxQueuedFrames");
       return this;
     }
 
     /** A limit below the hub's: the spoke reports the smaller of the two. */
     public Builder maxMessageBytes(int bytes) {
-      if (bytes <= 0) {
-        throw new IllegalArgumentException("maxMessageBytes must be positive, was " + bytes);
-      }
-      this.maxMessageBytes = bytes;
+      this.maxMessageBytes = positive(bytes, "maxMessageBytes");
       return this;
     }
 
     public SpokeOptions build() {
       return new SpokeOptions(this);
-    }
-
-    private static Duration positive(Duration value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + value);
-      }
-      return value;
     }
   }
 }

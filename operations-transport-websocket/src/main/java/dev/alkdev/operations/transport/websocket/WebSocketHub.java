@@ -1,5 +1,7 @@
 package dev.alkdev.operations.transport.websocket;
 
+import static dev.alkdev.operations.transport.kit.Settings.positive;
+
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
@@ -889,21 +891,6 @@ public final class WebSocketHub implements AutoCloseable {
      */
     public WebSocketHub start() {
       return new WebSocketHub(this);
-    }
-
-    private static int positive(int value, String name) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(name + " must be positive, was " + value);
-      }
-      return value;
-    }
-
-    private static Duration positive(Duration value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + value);
-      }
-      return value;
     }
   }
 }

@@ -81,6 +81,7 @@ public final class WebSocketSpoke implements PubSub {
     try {
       this.keeper =
           ConnectionKeeper.builder("ws-spoke", "WebSocket", connector)
+              .maxMessageBytes(connector::maxMessageBytes)
               .backoff(Backoff.exponential(options.reconnectInitial, options.reconnectMax))
               .maxReconnects(options.maxReconnects)
               .restoreTimeout(options.requestTimeout)
@@ -97,11 +98,6 @@ public final class WebSocketSpoke implements PubSub {
       stopClient();
       throw e;
     }
-    connector.reportTo(keeper);
-    keeper
-        .connection()
-        .filter(link -> !connector.isOpen(link))
-        .ifPresent(link -> keeper.lost(link, "dropped before the spoke was ready"));
     keeper.every(options.pingInterval, () -> keeper.connection().ifPresent(l -> l.ping()));
     keeper.every(
         Duration.ofMillis(Math.max(20, Math.min(1000, options.requestTimeout.toMillis() / 4))),
@@ -125,18 +121,6 @@ public final class WebSocketSpoke implements PubSub {
   public CompletableFuture<Integer> publish(String topic, byte[] payload) {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(payload, "payload");
-    int limit = connector.maxMessageBytes();
-    if (payload.length > limit) {
-      return CompletableFuture.failedFuture(
-          CallError.builder(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "Message of "
-                      + payload.length
-                      + " bytes is larger than the transport's limit of "
-                      + limit)
-              .retryable(false)
-              .build());
-    }
     if (!CallEvents.isValidTopic(topic)) {
       return CompletableFuture.failedFuture(
           CallError.of(ErrorCode.INVALID_INPUT, "Not a topic the hub accepts: " + topic));
