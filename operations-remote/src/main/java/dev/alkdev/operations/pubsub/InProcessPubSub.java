@@ -5,6 +5,8 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.protocol.CallEvents;
 import dev.alkdev.operations.pubsub.SerialMailbox.Outcome;
+import dev.alkdev.operations.transport.kit.InlineFirst;
+import dev.alkdev.operations.transport.kit.Settings;
 import dev.alkdev.operations.transport.kit.TopicTable;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,11 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class InProcessPubSub implements PubSub {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessPubSub.class);
-
-  /** Nested inline deliveries on one thread before deliveries go to the executor instead. */
-  static final int MAX_INLINE_DEPTH = 4;
-
-  private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
   private final TopicTable<Sub> topics = new TopicTable<>();
   private final Executor executor;
@@ -61,21 +58,7 @@ public final class InProcessPubSub implements PubSub {
       this.ownedExecutor = pool;
     }
     this.maxMessageBytes = builder.maxMessageBytes;
-    this.firstRun = builder.inlineDelivery ? this::runInlineIfShallow : executor;
-  }
-
-  private void runInlineIfShallow(Runnable drain) {
-    int[] depth = INLINE_DEPTH.get();
-    if (depth[0] >= MAX_INLINE_DEPTH) {
-      executor.execute(drain);
-      return;
-    }
-    depth[0]++;
-    try {
-      drain.run();
-    } finally {
-      depth[0]--;
-    }
+    this.firstRun = builder.inlineDelivery ? new InlineFirst(executor) : executor;
   }
 
   /** An in-process transport with its own delivery threads and 1 MiB messages. */
@@ -264,10 +247,7 @@ public final class InProcessPubSub implements PubSub {
     }
 
     public Builder maxMessageBytes(int maxMessageBytes) {
-      if (maxMessageBytes <= 0) {
-        throw new IllegalArgumentException("maxMessageBytes must be positive");
-      }
-      this.maxMessageBytes = maxMessageBytes;
+      this.maxMessageBytes = Settings.positive(maxMessageBytes, "maxMessageBytes");
       return this;
     }
 

@@ -48,9 +48,12 @@ public interface PubSub extends AutoCloseable {
   /**
    * Whether an identity written inside a payload may be believed. True only where every publisher
    * is trusted code (in-process); a transport that authenticates its connections stamps {@link
-   * Message#identity()} instead.
+   * Message#identity()} instead. False unless a transport says otherwise: any client of a broker
+   * could write any identity into a payload.
    */
-  boolean trustsPayloadIdentity();
+  default boolean trustsPayloadIdentity() {
+    return false;
+  }
 
   /**
    * What this transport has carried so far: messages and payload bytes out and in, drops,

@@ -158,12 +158,6 @@ public final class NatsPubSub implements PubSub {
     return (int) limit;
   }
 
-  /** False: any client of the NATS server could write any identity into a payload. */
-  @Override
-  public boolean trustsPayloadIdentity() {
-    return false;
-  }
-
   /**
    * Runs {@code action} each time the connection drops (before a new one is opened) and when the
    * transport closes; at once if it is closed already.

@@ -202,12 +202,6 @@ public final class RedisPubSub implements PubSub {
             : options.maxMessageBytes());
   }
 
-  /** False: any client of the Redis server could write any identity into a payload. */
-  @Override
-  public boolean trustsPayloadIdentity() {
-    return false;
-  }
-
   /**
    * Runs {@code action} each time the subscriber connection drops (messages to this transport's
    * subscriptions, replies to its callers' inboxes among them, may have been lost: a caller fails

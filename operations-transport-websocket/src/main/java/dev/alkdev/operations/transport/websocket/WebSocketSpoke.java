@@ -157,11 +157,6 @@ public final class WebSocketSpoke implements PubSub {
   }
 
   @Override
-  public boolean trustsPayloadIdentity() {
-    return false;
-  }
-
-  @Override
   public Registration onDisconnect(Runnable action) {
     return keeper.onDisconnect(action);
   }
