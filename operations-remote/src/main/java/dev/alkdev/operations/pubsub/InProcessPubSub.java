@@ -80,14 +80,7 @@ public final class InProcessPubSub implements PubSub {
     }
     if (payload.length > maxMessageBytes) {
       return CompletableFuture.failedFuture(
-          CallError.builder(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "Message of "
-                      + payload.length
-                      + " bytes is larger than the transport's limit of "
-                      + maxMessageBytes)
-              .retryable(false) // the same message is as large next time
-              .build());
+          Settings.messageTooLarge(payload.length, maxMessageBytes));
     }
     boolean count = counting;
     if (count) {

@@ -10,6 +10,7 @@ import dev.alkdev.operations.pubsub.SerialMailbox;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.pubsub.TransportCounters;
 import dev.alkdev.operations.pubsub.TransportStats;
+import dev.alkdev.operations.remote.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -133,15 +134,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
     }
     int limit = maxMessageBytes.getAsInt();
     if (payload.length > limit) {
-      return CompletableFuture.failedFuture(
-          CallError.builder(
-                  ErrorCode.RESOURCE_EXHAUSTED,
-                  "Message of "
-                      + payload.length
-                      + " bytes is larger than the transport's limit of "
-                      + limit)
-              .retryable(false) // the same message is as large next time
-              .build());
+      return CompletableFuture.failedFuture(Settings.messageTooLarge(payload.length, limit));
     }
     Link<C> current = link;
     if (current.isDown()) {
@@ -506,14 +499,8 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
           restoring.add(
               attached.handle(
                   (ok, failure) -> {
-                    CallError refusal = failure == null ? null : refusal(failure);
-                    if (refusal != null) {
-                      subscription.detached(next);
-                      retryRefused(next, subscription, 1, refusal);
-                      return null;
-                    }
-                    if (failure != null) {
-                      throw new CompletionException(failure);
+                    if (failure != null && !retriedIfRefused(next, subscription, 1, failure)) {
+                      throw new CompletionException(failure); // the connection went
                     }
                     return null;
                   }));
@@ -527,7 +514,7 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
         .whenComplete(
             (ok, failure) -> {
               if (failure != null) {
-                lost(fresh, "restoring its subscriptions failed: " + rootMessage(failure));
+                lost(fresh, "restoring its subscriptions failed: " + Failures.rootMessage(failure));
                 restored.complete(null); // the publishes waiting on it are refused
                 return;
               }
@@ -540,6 +527,21 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
               LOG.info("{}: reconnected with {} subscriptions", name, subscriptions.size());
               runOnControl(() -> runAll(reconnectActions));
             });
+  }
+
+  /**
+   * When {@code failure} is the broker's refusal of {@code subscription} on {@code on}, takes the
+   * subscription off that connection and tries it again later; says whether it was one.
+   */
+  private boolean retriedIfRefused(
+      Link<C> on, TransportSubscription<C> subscription, int attempt, Throwable failure) {
+    CallError refusal = refusal(failure);
+    if (refusal == null) {
+      return false;
+    }
+    subscription.detached(on);
+    retryRefused(on, subscription, attempt, refusal);
+    return true;
   }
 
   /**
@@ -581,10 +583,8 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
             if (again != null) {
               again.whenComplete(
                   (ok, failure) -> {
-                    CallError stillRefused = failure == null ? null : refusal(failure);
-                    if (stillRefused != null) {
-                      subscription.detached(on);
-                      retryRefused(on, subscription, attempt + 1, stillRefused);
+                    if (failure != null) {
+                      retriedIfRefused(on, subscription, attempt + 1, failure);
                     }
                   });
             }
@@ -750,14 +750,6 @@ public final class ConnectionKeeper<C> implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("{}: a connection listener failed", name, e);
     }
-  }
-
-  private static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
-      c = c.getCause();
-    }
-    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
   }
 
   /** Configures a {@link ConnectionKeeper}. */

@@ -1,9 +1,11 @@
 package dev.alkdev.operations.transport.kit;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import java.time.Duration;
 import java.util.Objects;
 
-/** The checks of a transport's settings, worded the same way everywhere. */
+/** The checks of a transport's settings and limits, worded the same way everywhere. */
 public final class Settings {
   private Settings() {}
 
@@ -30,5 +32,17 @@ public final class Settings {
       throw new IllegalArgumentException("maxReconnects must be -1 or more, was " + attempts);
     }
     return attempts;
+  }
+
+  /**
+   * The refusal of a message larger than the transport's limit: RESOURCE_EXHAUSTED, not retryable
+   * (the same message is as large next time), naming both sizes.
+   */
+  public static CallError messageTooLarge(int bytes, int limit) {
+    return CallError.builder(
+            ErrorCode.RESOURCE_EXHAUSTED,
+            "Message of " + bytes + " bytes is larger than the transport's limit of " + limit)
+        .retryable(false)
+        .build();
   }
 }

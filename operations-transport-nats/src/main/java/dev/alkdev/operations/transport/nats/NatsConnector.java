@@ -17,6 +17,7 @@ import io.nats.client.ErrorListener;
 import io.nats.client.MessageHandler;
 import io.nats.client.Nats;
 import io.nats.client.Subscription;
+import io.nats.client.api.ServerInfo;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +40,8 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
   private final String name;
   private final ScheduledExecutorService timer;
   private final AtomicLong droppedByClient = new AtomicLong();
+  // The last connected server's max_payload (0: unknown): read on every publish, so kept here.
+  private volatile long serverMaxPayload;
   private volatile ConnectionKeeper<Link> keeper;
 
   NatsConnector(NatsOptions options, String name, ScheduledExecutorService timer) {
@@ -66,6 +69,10 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
                   .build());
       try {
         fresh.open(connection, new ReceiverProbes(connection, timer));
+        ServerInfo info = connection.getServerInfo();
+        if (info != null) {
+          serverMaxPayload = info.getMaxPayload();
+        }
       } catch (RuntimeException e) {
         connection.close();
         throw e;
@@ -185,6 +192,11 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The connected server's {@code max_payload}, 0 when not known. */
+  long serverMaxPayload() {
+    return serverMaxPayload;
   }
 
   /** Messages jnats dropped for the subscriptions (its own buffer overflowed), so far. */

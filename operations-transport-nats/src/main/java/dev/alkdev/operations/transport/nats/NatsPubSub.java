@@ -10,7 +10,6 @@ import dev.alkdev.operations.pubsub.TransportStats;
 import dev.alkdev.operations.transport.kit.Backoff;
 import dev.alkdev.operations.transport.kit.ConnectionKeeper;
 import dev.alkdev.operations.transport.nats.internal.Subjects;
-import io.nats.client.api.ServerInfo;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -149,13 +148,9 @@ public final class NatsPubSub implements PubSub {
   /** The smaller of the configured limit and the connected server's {@code max_payload}. */
   @Override
   public int maxMessageBytes() {
+    long serverLimit = connector.serverMaxPayload();
     long limit = options.maxMessageBytes();
-    ServerInfo info =
-        keeper.connection().map(link -> link.connection().getServerInfo()).orElse(null);
-    if (info != null && info.getMaxPayload() > 0) {
-      limit = Math.min(limit, info.getMaxPayload());
-    }
-    return (int) limit;
+    return (int) (serverLimit > 0 ? Math.min(limit, serverLimit) : limit);
   }
 
   /**

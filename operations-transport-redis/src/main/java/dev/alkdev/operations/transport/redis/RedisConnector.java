@@ -6,6 +6,7 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
+import dev.alkdev.operations.remote.internal.Failures;
 import dev.alkdev.operations.remote.internal.ReplyFuture;
 import dev.alkdev.operations.transport.kit.ConnectionKeeper;
 import dev.alkdev.operations.transport.kit.Connector;
@@ -37,6 +38,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -475,34 +477,13 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
     Commands c = commands;
     Optional<Subscriber> s = k.connection();
     if (c.isUp()) {
-      c.connection
-          .async()
-          .ping()
-          .toCompletableFuture()
-          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .whenCompleteAsync(
-              (ok, failure) -> {
-                if (failure != null) {
-                  lostCommands(c, "no answer to a ping: " + rootMessage(failure));
-                }
-              },
-              completions);
+      pingOrLose(c.connection.async().ping().toCompletableFuture(), why -> lostCommands(c, why));
     }
     if (s.isPresent() && s.get().isUp()) {
       Subscriber subscriber = s.get();
-      subscriber
-          .connection
-          .async()
-          .ping()
-          .toCompletableFuture()
-          .orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .whenCompleteAsync(
-              (ok, failure) -> {
-                if (failure != null) {
-                  lostSubscriber(subscriber, "no answer to a ping: " + rootMessage(failure));
-                }
-              },
-              completions);
+      pingOrLose(
+          subscriber.connection.async().ping().toCompletableFuture(),
+          why -> lostSubscriber(subscriber, why));
       if (c.isUp()) {
         c.connection
             .async()
@@ -515,6 +496,18 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
     if (pings.incrementAndGet() % renewEvery == 0 && c.isUp()) {
       registerAll(c);
     }
+  }
+
+  /** A connection whose ping is not answered within the command timeout is taken as dropped. */
+  private void pingOrLose(CompletableFuture<String> ping, Consumer<String> lose) {
+    ping.orTimeout(options.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .whenCompleteAsync(
+            (ok, failure) -> {
+              if (failure != null) {
+                lose.accept("no answer to a ping: " + Failures.rootMessage(failure));
+              }
+            },
+            completions);
   }
 
   /** Reads {@code omem} (bytes the server holds for the client) from a CLIENT LIST line. */
@@ -561,14 +554,6 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
 
   private static long left(long end) {
     return Math.max(0, end - System.nanoTime());
-  }
-
-  static String rootMessage(Throwable t) {
-    Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
-      c = c.getCause();
-    }
-    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
   }
 
   /**
