@@ -59,6 +59,8 @@ final class HubConnection implements PacedEndpoint.Paced {
   private final ConcurrentHashMap<Long, Broker.Sub> subs = new ConcurrentHashMap<>();
   final Set<String> inboxes = ConcurrentHashMap.newKeySet();
   final Set<String> nodes = ConcurrentHashMap.newKeySet();
+  /** The operation ids it listens for requests of ({@link ServingClaims}). */
+  final Set<String> servedOperations = ConcurrentHashMap.newKeySet();
 
   /** Requests the hub delivered to this connection and that it has not finished answering. */
   final ConcurrentHashMap<String, Served> served = new ConcurrentHashMap<>();
@@ -331,8 +333,8 @@ final class HubConnection implements PacedEndpoint.Paced {
   // ------------------------------------------------------------------ frames out
 
   private Outcome deliver(long sid, String topic, Broker.Delivery delivery) {
-    if (closed.get()) {
-      return Outcome.CLOSED;
+    if (closed.get() || !hub.rules.claims.spokeMayReceive(topic)) {
+      return Outcome.CLOSED; // closed, or a request for an operation the hub serves itself
     }
     long queued = queuedBytes.get();
     if (queued >= hub.options.maxQueuedBytes) {

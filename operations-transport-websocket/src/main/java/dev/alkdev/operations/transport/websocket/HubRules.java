@@ -42,6 +42,9 @@ final class HubRules {
   private final SpokePermissions permissions;
   private final boolean strictReplies;
 
+  /** Who serves which operation id: the hub's own code, or the first identity to serve it. */
+  final ServingClaims claims;
+
   /**
    * Who holds an inbox or a node id: a live connection, the hub's own code ({@link #HUB}), or, once
    * its connection closed, an identity until {@code reservedUntil} (D66).
@@ -89,6 +92,7 @@ final class HubRules {
     this.hub = hub;
     this.permissions = permissions;
     this.strictReplies = strictReplies;
+    this.claims = new ServingClaims(permissions);
   }
 
   // ------------------------------------------------------------------ subscribe
@@ -106,10 +110,7 @@ final class HubRules {
       return null;
     }
     if (topic.startsWith(ProtocolTopics.REQUEST_PREFIX)) {
-      String operationId = topic.substring(ProtocolTopics.REQUEST_PREFIX.length());
-      return permissions.mayServe(connection.identity, operationId)
-          ? null
-          : connection.identity.subject() + " may not serve " + operationId;
+      return claims.serve(connection, topic.substring(ProtocolTopics.REQUEST_PREFIX.length()));
     }
     if (topic.startsWith(ProtocolTopics.NODE_PREFIX)) {
       String rest = topic.substring(ProtocolTopics.NODE_PREFIX.length());
@@ -119,15 +120,14 @@ final class HubRules {
       }
       String nodeId = rest.substring(0, dot);
       String tail = rest.substring(dot + 1);
-      if (tail.startsWith("req.")) {
-        String operationId = tail.substring(4);
-        if (!permissions.mayServe(connection.identity, operationId)) {
-          return connection.identity.subject() + " may not serve " + operationId;
-        }
-      } else if (!tail.equals("specs")) {
+      boolean request = tail.startsWith("req.");
+      if (!request && !tail.equals("specs")) {
         return "not a topic of the protocol";
       }
-      return claimNode(connection, nodeId) ? null : "the node id " + nodeId + " is taken";
+      if (!claimNode(connection, nodeId)) {
+        return "the node id " + nodeId + " is taken";
+      }
+      return request ? claims.serve(connection, tail.substring(4)) : null;
     }
     if (topic.equals(ProtocolTopics.CONTROL) || topic.equals(ProtocolTopics.NODES)) {
       // Control events are checked as they are published (a spoke aborts only calls it made or
@@ -244,8 +244,17 @@ final class HubRules {
     return null;
   }
 
-  /** After an unsubscribe: an inbox or node id no longer listened on is given up. */
+  /**
+   * After an unsubscribe: an inbox, node id or served operation no longer listened on is given up.
+   */
   void released(HubConnection connection, String topic) {
+    if (HubConnection.isRequestTopic(topic)) {
+      String operationId = operationOf(topic);
+      if (!connection.subscribes(
+          t -> HubConnection.isRequestTopic(t) && operationOf(t).equals(operationId))) {
+        claims.stopped(connection, operationId);
+      }
+    }
     if (ProtocolTopics.isInbox(topic) && !connection.subscribes(topic::equals)) {
       connection.inboxes.remove(topic);
       release(inboxOwners, topic, connection);
@@ -289,7 +298,7 @@ final class HubRules {
       if (peek.nodeId != null && !claimNode(connection, peek.nodeId)) {
         return Verdict.deny("the node id " + peek.nodeId + " is another connection's");
       }
-      return Verdict.allow(peek);
+      return announcementVerdict(connection, peek);
     }
     if (topic.startsWith("ops.")) {
       return Verdict.deny("not a topic a spoke may publish to");
@@ -299,7 +308,18 @@ final class HubRules {
         : Verdict.deny(connection.identity.subject() + " may not use the topic " + topic);
   }
 
-  private static String operationOf(String requestTopic) {
+  /** A node's announcement names only operations its connection may serve. */
+  private Verdict announcementVerdict(HubConnection connection, Peek peek) {
+    if (peek.specIds.isEmpty()
+        || !("node.hello".equals(peek.type) || "node.specs".equals(peek.type))) {
+      return Verdict.allow(peek);
+    }
+    String denial = claims.announce(connection, peek.specIds);
+    return denial == null ? Verdict.allow(peek) : Verdict.deny(denial);
+  }
+
+  /** The operation id of a request topic (shared or a node's own). */
+  static String operationOf(String requestTopic) {
     if (requestTopic.startsWith(ProtocolTopics.REQUEST_PREFIX)) {
       return requestTopic.substring(ProtocolTopics.REQUEST_PREFIX.length());
     }
@@ -320,7 +340,7 @@ final class HubRules {
     if (peek.readable
         && ("node.hello".equals(peek.type) || "node.specs".equals(peek.type))
         && connection.mayReplyAsNode(delivery.topic, System.nanoTime())) {
-      return Verdict.allow(peek);
+      return announcementVerdict(connection, peek);
     }
     if (!strictReplies) {
       return Verdict.allow(peek);
@@ -540,6 +560,7 @@ final class HubRules {
   /** A connection is gone: its claims are released, its callers and servers are told. */
   void closed(HubConnection connection) {
     long now = System.nanoTime();
+    claims.closed(connection);
     connection.inboxes.forEach(inbox -> reserve(inboxOwners, inbox, connection, now));
     connection.nodes.forEach(node -> reserve(nodeOwners, node, connection, now));
     CallError gone =
@@ -571,6 +592,7 @@ final class HubRules {
     inboxOwners.values().removeIf(h -> expired(h, now));
     hubCalls.values().removeIf(c -> c.expiresAt() != NEVER && c.expiresAt() - now < 0);
     nodeOwners.values().removeIf(h -> expired(h, now));
+    claims.sweep(now);
     callers
         .entrySet()
         .removeIf(

@@ -16,8 +16,24 @@ public interface SpokePermissions {
   /** Whether {@code identity} may send requests for {@code operationId}. */
   boolean mayCall(Identity identity, String operationId);
 
-  /** Whether {@code identity} may serve {@code operationId} (subscribe to its request topics). */
+  /**
+   * Whether {@code identity} may serve {@code operationId}: subscribe to its request topics and
+   * announce it. The hub adds two rules no policy relaxes: an operation the hub serves itself is
+   * never served by a spoke, and the first identity to serve an operation holds it (see {@link
+   * #mayServeAlongside}).
+   */
   boolean mayServe(Identity identity, String operationId);
+
+  /**
+   * Whether {@code identity} may serve {@code operationId} while the identity whose subject is
+   * {@code holder} serves it already (the first to serve an operation holds it, and keeps it for a
+   * minute after its last connection closes). No by default: a second server under another name
+   * is how a rogue process would take calls, so sharing an operation between identities is a
+   * decision a deployment states here.
+   */
+  default boolean mayServeAlongside(Identity identity, String operationId, String holder) {
+    return false;
+  }
 
   /**
    * Whether {@code identity} may publish to and subscribe to {@code topic}, a topic outside the
@@ -55,6 +71,11 @@ public interface SpokePermissions {
 
       @Override
       public boolean mayServe(Identity identity, String operationId) {
+        return true;
+      }
+
+      @Override
+      public boolean mayServeAlongside(Identity identity, String operationId, String holder) {
         return true;
       }
 

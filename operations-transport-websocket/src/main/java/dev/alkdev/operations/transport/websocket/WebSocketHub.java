@@ -280,6 +280,7 @@ public final class WebSocketHub implements AutoCloseable {
         pauses.get(),
         refused.get(),
         denied.get(),
+        rules.claims.refused(),
         cut.get(),
         cutForBound.get(),
         malformedFrames.get(),
@@ -485,6 +486,9 @@ public final class WebSocketHub implements AutoCloseable {
       // for its node (D66).
       rules.claimForHub(topic);
       LocalSub sub = new LocalSub(topic, subscribeOptions, handler);
+      if (sub.serves) {
+        rules.claims.hubServes(HubRules.operationOf(topic));
+      }
       subs.add(sub);
       broker.add(sub.entry);
       return sub;
@@ -554,9 +558,11 @@ public final class WebSocketHub implements AutoCloseable {
       final String topic;
       final SerialMailbox mailbox;
       final Broker.Sub entry;
+      final boolean serves;
 
       LocalSub(String topic, SubscribeOptions subscribeOptions, Consumer<Message> handler) {
         this.topic = topic;
+        this.serves = ServingClaims.serves(topic, subscribeOptions);
         boolean inbox = ProtocolTopics.isInbox(topic);
         // Only a handler that promised never to block (withNonBlockingHandler: the hub's
         // CallHandler and node) starts on the thread that relays the message (D74); any other
@@ -616,6 +622,9 @@ public final class WebSocketHub implements AutoCloseable {
           mailbox.close();
           broker.remove(entry);
           subs.remove(this);
+          if (serves) {
+            rules.claims.hubStops(HubRules.operationOf(topic));
+          }
           String key = HubRules.ownedKey(topic);
           if (key != null && subs.stream().noneMatch(s -> key.equals(HubRules.ownedKey(s.topic)))) {
             rules.releaseForHub(topic);

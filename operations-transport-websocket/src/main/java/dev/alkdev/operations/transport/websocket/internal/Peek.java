@@ -1,7 +1,9 @@
 package dev.alkdev.operations.transport.websocket.internal;
 
 import dev.alkdev.operations.Identity;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -36,6 +38,9 @@ public final class Peek {
   public boolean hasDemand;
   public long deadlineMs = -1;
   public Identity identity;
+
+  /** The {@code id} of each object in a top-level {@code specs} array (an announcement's). */
+  public List<String> specIds = List.of();
 
   private Peek(boolean readable) {
     this.readable = readable;
@@ -96,6 +101,13 @@ public final class Peek {
               parser.skipChildren();
             }
           }
+          case "specs" -> {
+            if (value == JsonToken.START_ARRAY) {
+              peek.specIds = specIds(parser);
+            } else {
+              parser.skipChildren();
+            }
+          }
           case "identity" -> {
             if (withIdentity && value == JsonToken.START_OBJECT) {
               peek.identity = identity(parser);
@@ -113,6 +125,28 @@ public final class Peek {
     } catch (JacksonException | IllegalArgumentException e) {
       return UNREADABLE;
     }
+  }
+
+  /** The ids of the specs in an array, the parser on its start; it ends on the array's end. */
+  private static List<String> specIds(JsonParser parser) {
+    List<String> ids = new ArrayList<>();
+    JsonToken token;
+    while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+      if (token != JsonToken.START_OBJECT) {
+        parser.skipChildren();
+        continue;
+      }
+      while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+        String name = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if ("id".equals(name) && value == JsonToken.VALUE_STRING) {
+          ids.add(parser.getText());
+        } else {
+          parser.skipChildren();
+        }
+      }
+    }
+    return ids;
   }
 
   /** Whether the event ends its call: an error, a completed stream, or a unary call's response. */
