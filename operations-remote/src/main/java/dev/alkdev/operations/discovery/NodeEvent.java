@@ -17,14 +17,35 @@ sealed interface NodeEvent {
    * A node's announcement: when it joins, when its registry changes, and in answer to a query.
    *
    * @param specs the specs it serves; empty when they did not fit in one message (ask for them)
+   * @param proof its signature, when it signs its announcements ({@link NodeSigner})
    */
   record Hello(
-      String nodeId, String digest, long heartbeatMillis, Optional<List<OperationSpec>> specs)
+      String nodeId,
+      String digest,
+      long heartbeatMillis,
+      Optional<List<OperationSpec>> specs,
+      Optional<Proof> proof)
       implements NodeEvent {
     public Hello {
       Objects.requireNonNull(nodeId, "nodeId");
       Objects.requireNonNull(digest, "digest");
       specs = specs.map(List::copyOf);
+      Objects.requireNonNull(proof, "proof");
+    }
+
+    Hello(String nodeId, String digest, long heartbeatMillis, Optional<List<OperationSpec>> specs) {
+      this(nodeId, digest, heartbeatMillis, specs, Optional.empty());
+    }
+  }
+
+  /**
+   * A hello's signature: by the key {@code keyId}, at {@code signedAtMillis} (epoch), over {@link
+   * NodeSigner#signedContent}.
+   */
+  record Proof(String keyId, long signedAtMillis, byte[] signature) {
+    public Proof {
+      Objects.requireNonNull(keyId, "keyId");
+      signature = signature.clone();
     }
   }
 

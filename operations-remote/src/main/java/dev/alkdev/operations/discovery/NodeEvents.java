@@ -55,6 +55,10 @@ final class NodeEvents {
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
+  private static final java.util.Base64.Encoder B64 =
+      java.util.Base64.getUrlEncoder().withoutPadding();
+  private static final java.util.Base64.Decoder B64_READ = java.util.Base64.getUrlDecoder();
+
   private NodeEvents() {}
 
   static byte[] encode(NodeEvent event) {
@@ -66,6 +70,15 @@ final class NodeEvents {
       json.put("digest", hello.digest());
       json.put("heartbeatMs", hello.heartbeatMillis());
       hello.specs().ifPresent(specs -> json.set("specs", specsJson(specs)));
+      hello
+          .proof()
+          .ifPresent(
+              proof -> {
+                ObjectNode signed = json.putObject("proof");
+                signed.put("keyId", proof.keyId());
+                signed.put("signedAt", proof.signedAtMillis());
+                signed.put("signature", B64.encodeToString(proof.signature()));
+              });
     } else if (event instanceof NodeEvent.Heartbeat heartbeat) {
       json.put("type", HEARTBEAT);
       json.put("nodeId", heartbeat.nodeId());
@@ -145,7 +158,8 @@ final class NodeEvents {
               nodeId(json),
               digest(json),
               positive(json, "heartbeatMs"),
-              json.hasNonNull("specs") ? Optional.of(specs(json)) : Optional.empty());
+              json.hasNonNull("specs") ? Optional.of(specs(json)) : Optional.empty(),
+              json.hasNonNull("proof") ? Optional.of(proof(json.get("proof"))) : Optional.empty());
       case HEARTBEAT ->
           new NodeEvent.Heartbeat(
               nodeId(json),
@@ -340,6 +354,30 @@ final class NodeEvents {
       out.add(SpecJson.fromJson(spec)); // names the field that is wrong
     }
     return out;
+  }
+
+  private static NodeEvent.Proof proof(JsonNode json) {
+    if (!json.isObject()) {
+      throw new IllegalArgumentException("\"proof\" must be an object");
+    }
+    String keyId = text(json, "keyId");
+    if (keyId.length() > 64) {
+      throw new IllegalArgumentException("\"proof.keyId\" is longer than 64 characters");
+    }
+    JsonNode at = json.get("signedAt");
+    if (at == null || !at.isIntegralNumber() || !at.canConvertToLong()) {
+      throw new IllegalArgumentException("\"proof.signedAt\" must be an integer (epoch ms)");
+    }
+    String signature = text(json, "signature");
+    try {
+      byte[] bytes = B64_READ.decode(signature);
+      if (bytes.length != 64) {
+        throw new IllegalArgumentException("an Ed25519 signature has 64 bytes");
+      }
+      return new NodeEvent.Proof(keyId, at.asLong(), bytes);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("\"proof.signature\": " + e.getMessage(), e);
+    }
   }
 
   private static String nodeId(JsonNode json) {

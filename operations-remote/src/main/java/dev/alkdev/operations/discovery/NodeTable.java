@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.remote.internal.SerialExecutor;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -38,6 +40,7 @@ final class NodeTable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeTable.class);
 
   private final int misses;
+  private final Optional<TrustedNodes> trust;
   private final Consumer<String> askForSpecs;
   private final Function<String, CompletableFuture<Integer>> probe;
   private final BiConsumer<String, CallError> nodeLost;
@@ -52,6 +55,9 @@ final class NodeTable {
   // When the table last learnt something new (a node or its specs), for RemoteCatalog's settling.
   private volatile long lastNews = System.nanoTime();
   private final AtomicInteger reading = new AtomicInteger();
+  private final AtomicLong unverifiedHellos = new AtomicLong();
+  private final RateLimitedLog identityWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
+  private final RateLimitedLog trustWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
 
   /** One serving node as this caller knows it. */
   private static final class Node {
@@ -66,6 +72,9 @@ final class NodeTable {
     long askedAt; // when its specs were last asked for
     SpecParts.Assembly assembly;
     Scheduler.Timer expiry;
+    String identity; // proven or claimed; null when nothing says
+    boolean verified;
+    String provenDigest; // the digest a verified hello signed
 
     Node(String id) {
       this.id = id;
@@ -80,10 +89,12 @@ final class NodeTable {
    */
   NodeTable(
       int misses,
+      Optional<TrustedNodes> trust,
       Consumer<String> askForSpecs,
       Function<String, CompletableFuture<Integer>> probe,
       BiConsumer<String, CallError> nodeLost) {
     this.misses = misses;
+    this.trust = trust;
     this.askForSpecs = askForSpecs;
     this.probe = probe;
     this.nodeLost = nodeLost;
@@ -91,18 +102,38 @@ final class NodeTable {
 
   // ------------------------------------------------------------------ messages
 
-  void onHello(NodeEvent.Hello hello) {
+  /**
+   * A node's hello, with who sent it as the caller could tell. Where verified nodes are required, a
+   * hello that proves nothing does not change a verified node (it would take its calls away), and
+   * specs that do not match their signed digest are not believed.
+   */
+  void onHello(NodeEvent.Hello hello, NodeProof proof) {
     boolean ask;
     synchronized (this) {
+      Node known = nodes.get(hello.nodeId());
+      if (!proof.verified() && trust.isPresent()) {
+        unverifiedHellos.incrementAndGet();
+        trustWarning.warn(
+            "Node {} is not verified ({}); no calls are routed to it",
+            hello.nodeId(),
+            proof.why().orElse("its hello is not signed by a trusted key"));
+        if (known != null && known.verified) {
+          return;
+        }
+      }
       Node node = touch(hello.nodeId(), hello.heartbeatMillis());
       if (node == null) {
         return;
       }
       node.digest = hello.digest();
-      if (hello.specs().isPresent()) {
+      node.identity = proof.identity().orElse(null);
+      node.verified = proof.verified();
+      node.provenDigest = proof.verified() ? hello.digest() : null;
+      if (hello.specs().isPresent() && matchesDigest(hello.digest(), hello.specs().get())) {
         setSpecs(node, hello.digest(), hello.specs().get());
         ask = false;
       } else {
+        reindex(); // its verification may have changed
         ask = needsSpecs(node);
       }
     }
@@ -166,7 +197,10 @@ final class NodeTable {
       if (node.assembly == null || !node.assembly.digest().equals(part.digest())) {
         node.assembly = new SpecParts.Assembly(part.digest(), part.parts());
       }
-      node.assembly.add(part).ifPresent(specs -> setSpecs(node, part.digest(), specs));
+      node.assembly
+          .add(part)
+          .filter(specs -> matchesDigest(part.digest(), specs))
+          .ifPresent(specs -> setSpecs(node, part.digest(), specs));
     }
     tellListeners();
   }
@@ -182,14 +216,43 @@ final class NodeTable {
   synchronized Map<String, OperationSpec> nodesServing(String operationId) {
     Map<String, OperationSpec> serving = new LinkedHashMap<>();
     for (Node node : nodes.values()) {
-      if (!node.leaving && node.specs != null) {
-        OperationSpec spec = node.specs.get(operationId);
-        if (spec != null) {
-          serving.put(node.id, spec);
-        }
+      if (routable(node, operationId)) {
+        serving.put(node.id, node.specs.get(operationId));
       }
     }
     return serving;
+  }
+
+  /**
+   * Whether calls for {@code operationId} may go to {@code node}: it serves it and is not leaving;
+   * where verified nodes are required, its hello was proven for the specs it serves now, and its
+   * identity may serve the operation.
+   */
+  private boolean routable(Node node, String operationId) {
+    if (node.leaving || node.specs == null || !node.specs.containsKey(operationId)) {
+      return false;
+    }
+    return trust.isEmpty()
+        || (node.verified
+            && node.specsDigest.equals(node.provenDigest)
+            && trust.get().mayServe(node.identity, operationId));
+  }
+
+  /** Hellos that proved nothing (unsigned, or not by a trusted key) since the catalog started. */
+  long unverifiedHellos() {
+    return unverifiedHellos.get();
+  }
+
+  /** Every known node that announced {@code operationId}, verified or not, leaving or not. */
+  synchronized List<RemoteNode> servers(String operationId) {
+    List<RemoteNode> out = new ArrayList<>();
+    for (Node node : nodes.values()) {
+      if (node.specs != null && node.specs.containsKey(operationId)) {
+        out.add(view(node));
+      }
+    }
+    out.sort((a, b) -> a.nodeId().compareTo(b.nodeId()));
+    return out;
   }
 
   /** When the table last met a new node or new specs ({@link System#nanoTime()}). */
@@ -241,17 +304,22 @@ final class NodeTable {
   synchronized List<RemoteNode> nodes() {
     List<RemoteNode> out = new ArrayList<>();
     for (Node node : nodes.values()) {
-      out.add(
-          new RemoteNode(
-              node.id,
-              node.specs == null ? List.of() : List.copyOf(new TreeMap<>(node.specs).keySet()),
-              node.specs != null,
-              node.inFlight,
-              node.leaving,
-              Duration.ofNanos(node.intervalNanos)));
+      out.add(view(node));
     }
     out.sort((a, b) -> a.nodeId().compareTo(b.nodeId()));
     return out;
+  }
+
+  private static RemoteNode view(Node node) {
+    return new RemoteNode(
+        node.id,
+        node.specs == null ? List.of() : List.copyOf(new TreeMap<>(node.specs).keySet()),
+        node.specs != null,
+        node.inFlight,
+        node.leaving,
+        Duration.ofNanos(node.intervalNanos),
+        Optional.ofNullable(node.identity),
+        node.verified);
   }
 
   Registration addListener(OperationRegistry.Listener listener) {
@@ -311,6 +379,55 @@ final class NodeTable {
     node.assembly = null;
     lastNews = System.nanoTime();
     reindex();
+    warnOfOtherIdentities(node);
+  }
+
+  /**
+   * Where verified nodes are required, specs are believed only if they are what the signed digest
+   * names: a signature covers the digest, and the digest covers the specs. Otherwise nothing is
+   * checked (the digest is only a cache key).
+   */
+  private boolean matchesDigest(String digest, List<OperationSpec> specs) {
+    if (trust.isEmpty() || NodeEvents.digest(specs).equals(digest)) {
+      return true;
+    }
+    trustWarning.warn("Specs that do not match their digest {} were ignored", digest);
+    return false;
+  }
+
+  /**
+   * Says when an operation of {@code node} is also served by a node of another identity (or one of
+   * them is unidentified): two servers of one id under different names is how a rogue server looks,
+   * and how a mistaken deployment does.
+   */
+  private void warnOfOtherIdentities(Node node) {
+    List<String> clashes = new ArrayList<>();
+    for (String operationId : new TreeMap<>(node.specs).keySet()) {
+      for (Node other : nodes.values()) {
+        if (other != node
+            && other.specs != null
+            && other.specs.containsKey(operationId)
+            && !Objects.equals(other.identity, node.identity)) {
+          clashes.add(
+              operationId
+                  + " (node "
+                  + other.id
+                  + " as "
+                  + Objects.requireNonNullElse(other.identity, "nobody known")
+                  + ")");
+          break;
+        }
+      }
+    }
+    if (!clashes.isEmpty()) {
+      identityWarning.warn(
+          "Node {} as {} serves operations other identities serve too: {}",
+          node.id,
+          Objects.requireNonNullElse(node.identity, "nobody known"),
+          clashes.size() > 5
+              ? String.join(", ", clashes.subList(0, 5)) + " and " + (clashes.size() - 5) + " more"
+              : String.join(", ", clashes));
+    }
   }
 
   /** Silence after which a node is probed: a quarter interval of lateness past its heartbeat. */
@@ -414,7 +531,14 @@ final class NodeTable {
     nodes.values().stream()
         .filter(node -> !node.leaving && node.specs != null)
         .sorted((a, b) -> a.id.compareTo(b.id))
-        .forEach(node -> node.specs.forEach(next::putIfAbsent));
+        .forEach(
+            node ->
+                node.specs.forEach(
+                    (id, spec) -> {
+                      if (routable(node, id)) {
+                        next.putIfAbsent(id, spec);
+                      }
+                    }));
     Map<String, OperationSpec> before = index;
     index = java.util.Collections.unmodifiableMap(next);
     for (Map.Entry<String, OperationSpec> old : before.entrySet()) {

@@ -64,6 +64,7 @@ public final class RemoteCatalog implements AutoCloseable {
   private final PubSub.Subscription nodesSubscription;
 
   private final AtomicLong malformed = new AtomicLong();
+  private final Optional<TrustedNodes> trust;
 
   private volatile boolean closed;
   private volatile long querySentAt = System.nanoTime();
@@ -78,7 +79,9 @@ public final class RemoteCatalog implements AutoCloseable {
   private RemoteCatalog(Builder builder) {
     this.pubsub = builder.pubsub;
     this.table =
-        new NodeTable(builder.heartbeatMisses, this::askForSpecs, this::probe, this::nodeLost);
+        new NodeTable(
+            builder.heartbeatMisses, builder.trust, this::askForSpecs, this::probe, this::nodeLost);
+    this.trust = builder.trust;
     this.routed =
         new RoutedCalls(
             table,
@@ -131,6 +134,23 @@ public final class RemoteCatalog implements AutoCloseable {
   /** The nodes known now, sorted by id; leaving ones included until they are gone. */
   public List<RemoteNode> nodes() {
     return table.nodes();
+  }
+
+  /**
+   * Every node known to serve {@code operationId}, sorted by id, with who each is and whether that
+   * is verified: more than one identity among them is worth a look (the catalog logs a warning when
+   * it first sees it). Nodes a catalog requiring verified nodes does not route to are included.
+   */
+  public List<RemoteNode> servers(String operationId) {
+    return table.servers(Objects.requireNonNull(operationId, "operationId"));
+  }
+
+  /**
+   * Hellos that proved nothing to this catalog's {@link Builder#trustedNodes} (unsigned, an
+   * untrusted key, a bad or old signature) since it started; 0 without trusted nodes.
+   */
+  public long unverifiedHellos() {
+    return table.unverifiedHellos();
   }
 
   /**
@@ -345,7 +365,11 @@ public final class RemoteCatalog implements AutoCloseable {
       return;
     }
     if (event instanceof NodeEvent.Hello hello) {
-      table.onHello(hello);
+      table.onHello(
+          hello,
+          trust.isPresent()
+              ? trust.get().check(hello, message.identity(), System.currentTimeMillis())
+              : NodeProof.unchecked(hello, message.identity()));
     } else if (event instanceof NodeEvent.Heartbeat heartbeat) {
       table.onHeartbeat(heartbeat);
     } else if (event instanceof NodeEvent.Bye bye) {
@@ -402,6 +426,7 @@ public final class RemoteCatalog implements AutoCloseable {
     private Routing routing = Routing.LEAST_IN_FLIGHT;
     private RetryPolicy retry = RetryPolicy.defaults();
     private Duration defaultTimeout = PendingRequestMap.DEFAULT_TIMEOUT;
+    private Optional<TrustedNodes> trust = Optional.empty();
 
     private Builder(PubSub pubsub) {
       this.pubsub = Objects.requireNonNull(pubsub, "pubsub");
@@ -434,6 +459,17 @@ public final class RemoteCatalog implements AutoCloseable {
         throw new IllegalArgumentException("defaultTimeout must be positive");
       }
       this.defaultTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Requires verified nodes: calls go only to nodes that proved who they are to {@code trusted}
+     * (a signed hello or an authenticated broker identity), for the operations that identity may
+     * serve. Others are still listed ({@link RemoteNode#verified()} false). Off by default: every
+     * node is believed.
+     */
+    public Builder trustedNodes(TrustedNodes trusted) {
+      this.trust = Optional.of(Objects.requireNonNull(trusted, "trusted"));
       return this;
     }
 

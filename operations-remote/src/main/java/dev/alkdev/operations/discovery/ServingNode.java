@@ -64,6 +64,7 @@ public final class ServingNode implements AutoCloseable {
   private final PubSub pubsub;
   private final Duration heartbeatInterval;
   private final Duration drainTimeout;
+  private final Optional<NodeSigner> signer;
   private final CallHandler handler;
   private final PubSub.Subscription nodesSubscription;
   private final PubSub.Subscription specsSubscription;
@@ -87,6 +88,7 @@ public final class ServingNode implements AutoCloseable {
     this.pubsub = builder.pubsub;
     this.heartbeatInterval = builder.heartbeatInterval;
     this.drainTimeout = builder.drainTimeout;
+    this.signer = builder.signer;
     this.handler = CallHandler.builder(server, pubsub).nodeId(nodeId).build();
     this.announcement = announce();
     this.specsSubscription =
@@ -218,15 +220,18 @@ public final class ServingNode implements AutoCloseable {
   /** The hello, with the specs when they fit in one message, else with their digest only. */
   private void sendHello(String topic) {
     Announcement now = announcement;
+    // Signed afresh each time: a caller believes a signature only while it is recent.
+    Optional<NodeEvent.Proof> proof =
+        signer.map(s -> s.prove(nodeId, now.digest(), System.currentTimeMillis()));
     NodeEvent.Hello full =
         new NodeEvent.Hello(
-            nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.of(now.specs()));
+            nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.of(now.specs()), proof);
     byte[] bytes = NodeEvents.encode(full);
     if (bytes.length > pubsub.maxMessageBytes()) {
       bytes =
           NodeEvents.encode(
               new NodeEvent.Hello(
-                  nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.empty()));
+                  nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.empty(), proof));
     }
     publish(topic, bytes);
   }
@@ -393,6 +398,7 @@ public final class ServingNode implements AutoCloseable {
     private String nodeId;
     private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
     private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+    private Optional<NodeSigner> signer = Optional.empty();
 
     private Builder(OperationRegistry registry, OperationServer server, PubSub pubsub) {
       this.registry = registry;
@@ -433,6 +439,15 @@ public final class ServingNode implements AutoCloseable {
         throw new IllegalArgumentException("drainTimeout must not be negative");
       }
       this.drainTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Signs the node's announcements, so that callers that trust the key ({@link TrustedNodes})
+     * route to it when they require verified nodes. Unsigned by default.
+     */
+    public Builder signer(NodeSigner signer) {
+      this.signer = Optional.of(Objects.requireNonNull(signer, "signer"));
       return this;
     }
 

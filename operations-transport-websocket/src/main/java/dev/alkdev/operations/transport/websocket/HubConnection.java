@@ -59,6 +59,7 @@ final class HubConnection implements PacedEndpoint.Paced {
   private final ConcurrentHashMap<Long, Broker.Sub> subs = new ConcurrentHashMap<>();
   final Set<String> inboxes = ConcurrentHashMap.newKeySet();
   final Set<String> nodes = ConcurrentHashMap.newKeySet();
+
   /** The operation ids it listens for requests of ({@link ServingClaims}). */
   final Set<String> servedOperations = ConcurrentHashMap.newKeySet();
 

@@ -12,9 +12,9 @@ package dev.alkdev.operations.transport.websocket;
  * @param pauses times a spoke's reading was paused so since the hub started
  * @param refusedUpgrades upgrades refused at the handshake (Origin, authentication, limit)
  * @param denied subscribes and publishes refused by the permission rules or limits
- * @param servingRefused of those, subscriptions to request topics and announcements refused
- *     because their identity may not serve the operation: it is the hub's own, not permitted, or
- *     held by another identity (docs/security.md)
+ * @param servingRefused of those, subscriptions to request topics and announcements refused because
+ *     their identity may not serve the operation: it is the hub's own, not permitted, or held by
+ *     another identity (docs/security.md)
  * @param cut connections the hub closed: too slow, a broken frame
  * @param cutForBound of those, spokes closed for not reading what they are sent: a message came
  *     with {@code maxQueuedBytes} waiting, or their reading stayed paused past {@code queueGrace}

@@ -47,8 +47,8 @@ final class ServingClaims {
 
   /**
    * Whether the hub's own code serves with a subscription: on an operation's shared request topic,
-   * in the servers' queue group (as {@code CallHandler} does). A plain listener there only
-   * watches; the hub's node topics are its own already (D66).
+   * in the servers' queue group (as {@code CallHandler} does). A plain listener there only watches;
+   * the hub's node topics are its own already (D66).
    */
   static boolean serves(String topic, SubscribeOptions options) {
     return topic.startsWith(ProtocolTopics.REQUEST_PREFIX)
@@ -125,8 +125,7 @@ final class ServingClaims {
         if (claim != null
             && !claim.subject().equals(connection.identity.subject())
             && (claim.connections() > 0 || claim.reservedUntil() - now >= 0)
-            && !permissions.mayServeAlongside(
-                connection.identity, operationId, claim.subject())) {
+            && !permissions.mayServeAlongside(connection.identity, operationId, claim.subject())) {
           why = operationId + " is served by " + claim.subject() + " already";
         }
       }

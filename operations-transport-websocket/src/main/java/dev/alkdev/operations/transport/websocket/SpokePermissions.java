@@ -27,9 +27,9 @@ public interface SpokePermissions {
   /**
    * Whether {@code identity} may serve {@code operationId} while the identity whose subject is
    * {@code holder} serves it already (the first to serve an operation holds it, and keeps it for a
-   * minute after its last connection closes). No by default: a second server under another name
-   * is how a rogue process would take calls, so sharing an operation between identities is a
-   * decision a deployment states here.
+   * minute after its last connection closes). No by default: a second server under another name is
+   * how a rogue process would take calls, so sharing an operation between identities is a decision
+   * a deployment states here.
    */
   default boolean mayServeAlongside(Identity identity, String operationId, String holder) {
     return false;

@@ -6,6 +6,7 @@ import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.discovery.NodeSigner;
 import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.jetty.internal.BindFailure;
@@ -219,6 +220,9 @@ public final class WebSocketHub implements AutoCloseable {
             .drainTimeout(builder.drainTimeout);
     if (builder.nodeId != null) {
       node.nodeId(builder.nodeId);
+    }
+    if (builder.signer != null) {
+      node.signer(builder.signer);
     }
     return node.start();
   }
@@ -694,6 +698,7 @@ public final class WebSocketHub implements AutoCloseable {
     private Duration heartbeatInterval = ServingNode.DEFAULT_HEARTBEAT_INTERVAL;
     private Duration drainTimeout = ServingNode.DEFAULT_DRAIN_TIMEOUT;
     private String nodeId;
+    private NodeSigner signer;
 
     private Builder() {}
 
@@ -890,6 +895,16 @@ public final class WebSocketHub implements AutoCloseable {
     /** The id of the hub's discovery node (default: 32 random hex digits). */
     public Builder nodeId(String nodeId) {
       this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+      return this;
+    }
+
+    /**
+     * Signs the announcements of the hub's discovery node ({@link ServingNode.Builder#signer}):
+     * the hub's own messages carry no authenticated identity, so callers that require verified
+     * nodes route to the hub's node only when it signs.
+     */
+    public Builder signer(NodeSigner signer) {
+      this.signer = Objects.requireNonNull(signer, "signer");
       return this;
     }
 

@@ -9,6 +9,10 @@ import dev.alkdev.operations.Handler;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.discovery.RemoteCatalog;
+import dev.alkdev.operations.discovery.RemoteNode;
+import dev.alkdev.operations.discovery.ServingNode;
+import dev.alkdev.operations.discovery.TrustedNodes;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
@@ -31,8 +35,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Who may serve an operation through the hub (docs/security.md, "Serving"; D102): a rogue spoke
- * that tries to take an operation's calls gets none of them, and is refused where the rules can
- * say so at once.
+ * that tries to take an operation's calls gets none of them, and is refused where the rules can say
+ * so at once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WebSocketServingRulesTest {
@@ -183,8 +187,7 @@ class WebSocketServingRulesTest {
   }
 
   @Test
-  void anOperationServedByOneIdentityIsNotServedByAnotherEvenAfterItsServerLeft()
-      throws Exception {
+  void anOperationServedByOneIdentityIsNotServedByAnotherEvenAfterItsServerLeft() throws Exception {
     AtomicInteger ran = new AtomicInteger();
     AtomicInteger stolen = new AtomicInteger();
     try (WebSocketHub hub = tokenHub(SpokePermissions.byScopes()).start();
@@ -253,6 +256,39 @@ class WebSocketServingRulesTest {
           "both identities take calls", () -> first.get() + second.get() == 4);
       assertThat(first.get()).isPositive();
       assertThat(second.get()).isPositive();
+    }
+  }
+
+  @Test
+  void aCatalogRequiringVerifiedNodesRoutesOnlyToNodesTheHubAuthenticatedAsTrusted()
+      throws Exception {
+    AtomicInteger billingRan = new AtomicInteger();
+    AtomicInteger otherRan = new AtomicInteger();
+    TrustedNodes trusted = TrustedNodes.builder().brokerIdentity("billing", "demo.*").build();
+    try (WebSocketHub hub = tokenHub(SpokePermissions.allowAll()).start();
+        WebSocketSpoke billing = spoke(hub, "billing-token");
+        WebSocketSpoke mallory = spoke(hub, "mallory-token");
+        WebSocketSpoke caller = spoke(hub, "caller-token");
+        OperationRegistry billingOps = OperationRegistry.create();
+        OperationRegistry malloryOps = OperationRegistry.create();
+        ServingNode billingNode = ServingNode.builder(billingOps, billing).nodeId("b").start();
+        ServingNode malloryNode = ServingNode.builder(malloryOps, mallory).nodeId("m").start();
+        RemoteCatalog catalog = RemoteCatalog.builder(caller).trustedNodes(trusted).build()) {
+      billingOps.register(echo("demo.echo"), realServer(billingRan));
+      // allowAll lets a second identity serve alongside: only the catalog's trust tells them apart
+      malloryOps.register(echo("demo.echo"), realServer(otherRan));
+      WebSocketHubTest.Waits.eventually(
+          "both nodes are known", () -> catalog.servers("demo.echo").size() == 2);
+      assertThat(catalog.servers("demo.echo"))
+          .extracting(RemoteNode::nodeId, RemoteNode::identity, RemoteNode::verified)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple("b", java.util.Optional.of("billing"), true),
+              org.assertj.core.groups.Tuple.tuple("m", java.util.Optional.of("mallory"), false));
+      for (int i = 0; i < CALLS; i++) {
+        catalog.call("demo.echo", Map.of("n", i)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      assertThat(billingRan).hasValue(CALLS);
+      assertThat(otherRan).hasValue(0);
     }
   }
 
