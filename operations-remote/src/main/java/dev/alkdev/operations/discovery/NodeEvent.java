@@ -47,6 +47,29 @@ sealed interface NodeEvent {
       Objects.requireNonNull(keyId, "keyId");
       signature = signature.clone();
     }
+
+    @Override
+    public byte[] signature() {
+      return signature.clone();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Proof proof
+          && keyId.equals(proof.keyId)
+          && signedAtMillis == proof.signedAtMillis
+          && java.util.Arrays.equals(signature, proof.signature);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(keyId, signedAtMillis, java.util.Arrays.hashCode(signature));
+    }
+
+    @Override
+    public String toString() {
+      return "Proof[keyId=" + keyId + ", signedAtMillis=" + signedAtMillis + "]";
+    }
   }
 
   /**

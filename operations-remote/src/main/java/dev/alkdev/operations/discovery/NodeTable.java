@@ -413,7 +413,7 @@ final class NodeTable {
                   + " (node "
                   + other.id
                   + " as "
-                  + Objects.requireNonNullElse(other.identity, "nobody known")
+                  + Objects.requireNonNullElse(other.identity, "unidentified")
                   + ")");
           break;
         }
@@ -423,7 +423,7 @@ final class NodeTable {
       identityWarning.warn(
           "Node {} as {} serves operations other identities serve too: {}",
           node.id,
-          Objects.requireNonNullElse(node.identity, "nobody known"),
+          Objects.requireNonNullElse(node.identity, "unidentified"),
           clashes.size() > 5
               ? String.join(", ", clashes.subList(0, 5)) + " and " + (clashes.size() - 5) + " more"
               : String.join(", ", clashes));

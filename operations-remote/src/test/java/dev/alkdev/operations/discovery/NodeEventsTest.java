@@ -45,6 +45,14 @@ class NodeEventsTest {
         List.of(
             new NodeEvent.Hello("n1", digest, 2000, Optional.of(List.of(SPEC))),
             new NodeEvent.Hello("n1", digest, 2000, Optional.empty()),
+            new NodeEvent.Hello(
+                "n1",
+                digest,
+                2000,
+                Optional.of(List.of(SPEC)),
+                Optional.of(
+                    NodeSigner.of("billing", NodeKeys.generate().getPrivate())
+                        .prove("n1", digest, 1_764_000_000_000L))),
             new NodeEvent.Heartbeat("n1", digest, 2000, 3, true),
             new NodeEvent.Bye("n1", 10_000),
             new NodeEvent.Bye("n1", 0),
@@ -129,6 +137,14 @@ class NodeEventsTest {
         "{\"v\":1,\"type\":\"node.heartbeat\",\"nodeId\":\"n\",\"digest\":\"d\",\"inFlight\":0}",
         "{\"v\":1,\"type\":\"node.query\",\"replyTo\":\"has space\"}",
         "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":0}",
+        "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":1,"
+            + "\"proof\":\"signed\"}",
+        "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":1,"
+            + "\"proof\":{\"keyId\":\"k\",\"signedAt\":\"now\",\"signature\":\"AA\"}}",
+        "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":1,"
+            + "\"proof\":{\"keyId\":\"k\",\"signedAt\":1,\"signature\":\"AA\"}}",
+        "{\"v\":1,\"type\":\"node.hello\",\"nodeId\":\"n\",\"digest\":\"d\",\"heartbeatMs\":1,"
+            + "\"proof\":{\"keyId\":\"k\",\"signedAt\":1,\"signature\":\"*not base64*\"}}",
         "{\"v\":1,\"type\":\"node.specs\",\"nodeId\":\"n\",\"digest\":\"d\",\"part\":3,\"parts\":2,"
             + "\"specs\":[]}",
         "{\"v\":1,\"type\":\"node.specs\",\"nodeId\":\"n\",\"digest\":\"d\",\"part\":1,\"parts\":1,"

@@ -64,6 +64,7 @@ final class HubListener implements Listener {
             .heartbeatInterval(settings.heartbeat())
             .drainTimeout(settings.drainTimeout());
     settings.nodeId().ifPresent(builder::nodeId);
+    settings.signer().ifPresent(builder::signer);
     token.ifPresent(
         t -> builder.authenticator(Authenticator.bearerTokens(Map.of(t, Identity.of("ops-ws")))));
     try {

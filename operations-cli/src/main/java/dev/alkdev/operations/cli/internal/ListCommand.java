@@ -1,8 +1,12 @@
 package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.discovery.RemoteNode;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,6 +26,37 @@ import tools.jackson.databind.node.ArrayNode;
       "  ops list --json | jq -r '.[].id'"
     })
 final class ListCommand implements Callable<Integer> {
+  /**
+   * Who serves a remote operation: how many nodes, and their identities ("verified" when a trusted
+   * key or identity proved it); "local" for the run's own operations.
+   */
+  static String servedBy(List<RemoteSource> remotes, String operationId) {
+    List<RemoteNode> servers = new ArrayList<>();
+    for (RemoteSource remote : remotes) {
+      servers.addAll(remote.catalog().servers(operationId));
+    }
+    if (servers.isEmpty()) {
+      return "local";
+    }
+    Map<String, Boolean> identities = new TreeMap<>();
+    for (RemoteNode node : servers) {
+      identities.merge(node.identity().orElse("unidentified"), node.verified(), Boolean::logicalOr);
+    }
+    StringBuilder text =
+        new StringBuilder()
+            .append(servers.size())
+            .append(servers.size() == 1 ? " node: " : " nodes: ");
+    String separator = "";
+    for (Map.Entry<String, Boolean> identity : identities.entrySet()) {
+      text.append(separator).append(identity.getKey());
+      if (identity.getValue()) {
+        text.append(" (verified)");
+      }
+      separator = ", ";
+    }
+    return text.toString();
+  }
+
   @ParentCommand OpsCommand root;
 
   @Parameters(
@@ -60,9 +95,20 @@ final class ListCommand implements Callable<Integer> {
         output.err().flush();
         return 0;
       }
+      List<RemoteSource> remotes = session.remotes();
+      if (remotes.isEmpty()) {
+        output.table(
+            List.of("ID", "TYPE", "DESCRIPTION"),
+            specs.stream().map(s -> List.of(s.id(), s.type().name(), s.description())).toList(),
+            root.terminal().width());
+        return 0;
+      }
       output.table(
-          List.of("ID", "TYPE", "DESCRIPTION"),
-          specs.stream().map(s -> List.of(s.id(), s.type().name(), s.description())).toList(),
+          List.of("ID", "TYPE", "SERVED BY", "DESCRIPTION"),
+          specs.stream()
+              .map(
+                  s -> List.of(s.id(), s.type().name(), servedBy(remotes, s.id()), s.description()))
+              .toList(),
           root.terminal().width());
       return 0;
     }

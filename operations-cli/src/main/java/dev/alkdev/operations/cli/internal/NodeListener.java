@@ -1,5 +1,6 @@
 package dev.alkdev.operations.cli.internal;
 
+import dev.alkdev.operations.discovery.NodeSigner;
 import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.serving.OperationServer;
@@ -29,7 +30,8 @@ final class NodeListener implements Listener {
       Duration heartbeat,
       Duration drainTimeout,
       Duration connectTimeout,
-      Map<String, String> environment) {}
+      Map<String, String> environment,
+      Optional<NodeSigner> signer) {}
 
   static NodeListener start(
       RemoteTransports.Remote remote, OperationServer server, Settings settings) {
@@ -41,6 +43,7 @@ final class NodeListener implements Listener {
               .heartbeatInterval(settings.heartbeat())
               .drainTimeout(settings.drainTimeout());
       settings.nodeId().ifPresent(builder::nodeId);
+      settings.signer().ifPresent(builder::signer);
       return new NodeListener(remote, pubsub, builder.start());
     } catch (RuntimeException e) {
       pubsub.close();

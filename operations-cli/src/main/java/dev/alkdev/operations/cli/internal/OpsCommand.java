@@ -3,11 +3,13 @@ package dev.alkdev.operations.cli.internal;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.cli.config.ConfigException;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import dev.alkdev.operations.discovery.TrustedNodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,6 +30,7 @@ import picocli.CommandLine.Spec;
       StatsCommand.class,
       ServeCommand.class,
       LoginCommand.class,
+      KeygenCommand.class,
       CommandLine.HelpCommand.class
     },
     description = {
@@ -144,6 +147,23 @@ public final class OpsCommand implements Callable<Integer> {
   List<String> ws = new ArrayList<>();
 
   @Option(
+      names = "--trust-key",
+      paramLabel = "NAME=FILE",
+      description =
+          "Route calls on --nats, --redis and --ws only to nodes whose announcements this"
+              + " Ed25519 public key (ops keygen) signed; others are listed as unverified."
+              + " Repeatable. Before the command.")
+  List<String> trustKeys = new ArrayList<>();
+
+  @Option(
+      names = "--trust-identity",
+      paramLabel = "SUBJECT",
+      description =
+          "Also route to nodes a WebSocket hub authenticated as SUBJECT (the hub's token"
+              + " identity). Repeatable. Before the command.")
+  List<String> trustIdentities = new ArrayList<>();
+
+  @Option(
       names = "--load-timeout",
       paramLabel = "DURATION",
       defaultValue = "30s",
@@ -230,6 +250,11 @@ public final class OpsCommand implements Callable<Integer> {
     return Files.isRegularFile(home) ? home : null;
   }
 
+  /** The nodes callers on remote transports trust, when --trust-key or --trust-identity says. */
+  Optional<TrustedNodes> trustedNodes() {
+    return Keys.trustedNodes(trustKeys, trustIdentities);
+  }
+
   /** The remote transports named before the command, in the order of the flags' kinds. */
   List<RemoteTransports.Remote> remotes() {
     List<RemoteTransports.Remote> remotes = new ArrayList<>();
@@ -248,7 +273,9 @@ public final class OpsCommand implements Callable<Integer> {
         SourceSet.create(!noDemo, configuration(), terminal.env(), loadTimeout)
             .plus(
                 remotes().stream()
-                    .map(remote -> new RemoteSource(remote, loadTimeout, terminal.env()))
+                    .map(
+                        remote ->
+                            new RemoteSource(remote, loadTimeout, terminal.env(), trustedNodes()))
                     .toList());
     SourceSet.Progress progress =
         terminal.interactive() ? SourceSet.Progress.line(terminal.err()) : SourceSet.Progress.NONE;

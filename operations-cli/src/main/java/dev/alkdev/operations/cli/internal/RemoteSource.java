@@ -4,11 +4,13 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.discovery.RemoteCatalog;
 import dev.alkdev.operations.discovery.RemoteNode;
+import dev.alkdev.operations.discovery.TrustedNodes;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.source.OperationSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -24,6 +26,7 @@ final class RemoteSource implements OperationSource {
   private final RemoteTransports.Remote remote;
   private final Duration loadTimeout;
   private final Map<String, String> environment;
+  private final Optional<TrustedNodes> trust;
   private final Object lock = new Object();
   private PubSub pubsub; // guarded by lock
   private RemoteCatalog catalog; // guarded by lock
@@ -31,8 +34,12 @@ final class RemoteSource implements OperationSource {
   private boolean closed; // guarded by lock
 
   RemoteSource(
-      RemoteTransports.Remote remote, Duration loadTimeout, Map<String, String> environment) {
+      RemoteTransports.Remote remote,
+      Duration loadTimeout,
+      Map<String, String> environment,
+      Optional<TrustedNodes> trust) {
     this.remote = remote;
+    this.trust = trust;
     this.loadTimeout = loadTimeout;
     this.environment = environment;
   }
@@ -80,7 +87,9 @@ final class RemoteSource implements OperationSource {
         return;
       }
       pubsub = connected;
-      opened = RemoteCatalog.create(connected);
+      RemoteCatalog.Builder builder = RemoteCatalog.builder(connected);
+      trust.ifPresent(builder::trustedNodes);
+      opened = builder.build();
       catalog = opened;
     }
     opened.awaitSettled(QUIET, loadTimeout);

@@ -5,6 +5,7 @@ import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.serving.OperationServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,6 +141,14 @@ final class ServeCommand implements Callable<Integer> {
   String nodeId;
 
   @Option(
+      names = "--sign-key",
+      paramLabel = "FILE",
+      description =
+          "Sign this node's announcements with an Ed25519 private key (ops keygen), so callers"
+              + " with --trust-key route to it. The key id is the file's name without .key.")
+  Path signKey;
+
+  @Option(
       names = "--heartbeat",
       paramLabel = "DURATION",
       defaultValue = "2s",
@@ -210,7 +219,8 @@ final class ServeCommand implements Callable<Integer> {
               heartbeat,
               drainTimeout,
               root.loadTimeout,
-              root.terminal().env());
+              root.terminal().env(),
+              Optional.ofNullable(signKey).map(Keys::signer));
       // The nodes first, so the MCP servers can share their tasks over a node's transport (any
       // server of the mesh answers for any task); listed in the usual order below.
       for (RemoteTransports.Remote remote : remotes()) {

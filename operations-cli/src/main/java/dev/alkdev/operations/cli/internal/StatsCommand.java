@@ -5,6 +5,7 @@ import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.discovery.NodeStats;
+import dev.alkdev.operations.discovery.RemoteNode;
 import dev.alkdev.operations.serving.OperationStats;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -137,6 +138,7 @@ final class StatsCommand implements Callable<Integer> {
       String nodeName =
           (several ? row.remote().remote().kind() + " " : "")
               + stats.nodeId()
+              + identity(row)
               + (stats.draining() ? " (draining)" : "")
               + (stats.saturated() ? " (saturated)" : "");
       if (!stats.answered()) {
@@ -179,6 +181,16 @@ final class StatsCommand implements Callable<Integer> {
         List.of("NODE", "OPERATION", "CALLS", "ERRORS", "IN FLIGHT", "P50", "P99", "AVG", "CODES"),
         lines,
         root.terminal().width());
+  }
+
+  /** " as NAME" (with " (verified)" when proven) when the node's identity is known. */
+  private static String identity(Row row) {
+    for (RemoteNode node : row.remote().catalog().nodes()) {
+      if (node.nodeId().equals(row.stats().nodeId()) && node.identity().isPresent()) {
+        return " as " + node.identity().get() + (node.verified() ? " (verified)" : "");
+      }
+    }
+    return "";
   }
 
   /** Microseconds as people read them: 840us, 12.5ms, 3.20s. */
