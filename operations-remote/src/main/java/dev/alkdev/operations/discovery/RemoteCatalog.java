@@ -64,7 +64,7 @@ public final class RemoteCatalog implements AutoCloseable {
   private final PubSub.Subscription nodesSubscription;
 
   private final AtomicLong malformed = new AtomicLong();
-  private final Optional<TrustedNodes> trust;
+  private final Optional<ProofChecks> proofs;
 
   private volatile boolean closed;
   private volatile long querySentAt = System.nanoTime();
@@ -81,7 +81,7 @@ public final class RemoteCatalog implements AutoCloseable {
     this.table =
         new NodeTable(
             builder.heartbeatMisses, builder.trust, this::askForSpecs, this::probe, this::nodeLost);
-    this.trust = builder.trust;
+    this.proofs = builder.trust.map(ProofChecks::new);
     this.routed =
         new RoutedCalls(
             table,
@@ -367,8 +367,8 @@ public final class RemoteCatalog implements AutoCloseable {
     if (event instanceof NodeEvent.Hello hello) {
       table.onHello(
           hello,
-          trust.isPresent()
-              ? trust.get().check(hello, message.identity(), System.currentTimeMillis())
+          proofs.isPresent()
+              ? proofs.get().prove(hello, message.identity(), System.currentTimeMillis())
               : NodeProof.unchecked(hello, message.identity()));
     } else if (event instanceof NodeEvent.Heartbeat heartbeat) {
       table.onHeartbeat(heartbeat);
@@ -401,6 +401,7 @@ public final class RemoteCatalog implements AutoCloseable {
 
   /** A node is gone: its calls in flight fail now, with {@code why} (UNAVAILABLE). */
   private void nodeLost(String nodeId, CallError why) {
+    proofs.ifPresent(p -> p.forget(nodeId));
     routed.nodeLost(nodeId, why);
   }
 

@@ -1,11 +1,14 @@
 package dev.alkdev.operations.discovery;
 
+import dev.alkdev.operations.CallError;
+import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.internal.Json;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.ProtocolStats;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -55,6 +59,9 @@ public final class ServingNode implements AutoCloseable {
   /** How long a closing node lets its running calls finish unless told otherwise. */
   public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
+  /** How long a hello's signature is sent again before the node signs anew: a minute. */
+  static final long RESIGN_MILLIS = 60_000;
+
   /** Registry changes within this time make one hello. */
   static final long HELLO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
@@ -69,10 +76,16 @@ public final class ServingNode implements AutoCloseable {
   private final PubSub.Subscription nodesSubscription;
   private final PubSub.Subscription specsSubscription;
   private final Registration registryListener;
+  private final RateLimitedLog refusedWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
   private final AtomicBoolean helloScheduled = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final Object timerLock = new Object();
   private volatile Announcement announcement;
+  private volatile Signed lastProof;
+
+  /** A proof with the digest it signed, replaced together. */
+  private record Signed(String digest, NodeEvent.Proof proof) {}
+
   private volatile boolean draining;
   private volatile boolean stopped;
   private Scheduler.Timer heartbeatTimer; // guarded by timerLock
@@ -220,9 +233,7 @@ public final class ServingNode implements AutoCloseable {
   /** The hello, with the specs when they fit in one message, else with their digest only. */
   private void sendHello(String topic) {
     Announcement now = announcement;
-    // Signed afresh each time: a caller believes a signature only while it is recent.
-    Optional<NodeEvent.Proof> proof =
-        signer.map(s -> s.prove(nodeId, now.digest(), System.currentTimeMillis()));
+    Optional<NodeEvent.Proof> proof = signer.map(s -> proof(s, now.digest()));
     NodeEvent.Hello full =
         new NodeEvent.Hello(
             nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.of(now.specs()), proof);
@@ -234,6 +245,25 @@ public final class ServingNode implements AutoCloseable {
                   nodeId, now.digest(), heartbeatInterval.toMillis(), Optional.empty(), proof));
     }
     publish(topic, bytes);
+  }
+
+  /**
+   * The proof of {@code digest}: the last one while it is younger than {@link #RESIGN_MILLIS}
+   * (signing takes a fraction of a millisecond, and a caller checks a proof it has seen once), else
+   * a new one. Callers believe a proof for {@link TrustedNodes#DEFAULT_MAX_AGE}.
+   */
+  private NodeEvent.Proof proof(NodeSigner s, String digest) {
+    long now = System.currentTimeMillis();
+    Signed last = lastProof;
+    if (last != null
+        && digest.equals(last.digest())
+        && now - last.proof().signedAtMillis() < RESIGN_MILLIS
+        && now >= last.proof().signedAtMillis()) {
+      return last.proof();
+    }
+    NodeEvent.Proof fresh = s.prove(nodeId, digest, now);
+    lastProof = new Signed(digest, fresh);
+    return fresh;
   }
 
   private void scheduleHeartbeat() {
@@ -384,7 +414,15 @@ public final class ServingNode implements AutoCloseable {
     }
     return sent.whenComplete(
         (receivers, error) -> {
-          if (error != null) {
+          if (error == null) {
+            return;
+          }
+          Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+          if (cause instanceof CallError refused && refused.code() == ErrorCode.ACCESS_DENIED) {
+            // The hub (or a broker) refused it: callers will not learn of what this node serves.
+            refusedWarning.warn(
+                "Node {} was refused on {}: {}", nodeId, topic, refused.getMessage());
+          } else {
             LOG.debug("Node {} could not publish on {}: {}", nodeId, topic, error.toString());
           }
         });

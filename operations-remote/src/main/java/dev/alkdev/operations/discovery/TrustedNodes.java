@@ -60,9 +60,8 @@ public final class TrustedNodes {
       if (trusted == null) {
         return NodeProof.unverified(proof.keyId(), "the key " + proof.keyId() + " is not trusted");
       }
-      if (Math.abs(nowMillis - proof.signedAtMillis()) > maxAgeMillis) {
-        return NodeProof.unverified(
-            proof.keyId(), "signed " + (nowMillis - proof.signedAtMillis()) + " ms ago");
+      if (!isFresh(proof, nowMillis)) {
+        return stale(proof, nowMillis);
       }
       byte[] content =
           NodeSigner.signedContent(
@@ -76,6 +75,16 @@ public final class TrustedNodes {
       return NodeProof.verified(subject.get());
     }
     return NodeProof.unchecked(hello, sender);
+  }
+
+  /** Whether {@code proof} was signed within {@code maxAge} of {@code nowMillis}, either way. */
+  boolean isFresh(NodeEvent.Proof proof, long nowMillis) {
+    return Math.abs(nowMillis - proof.signedAtMillis()) <= maxAgeMillis;
+  }
+
+  static NodeProof stale(NodeEvent.Proof proof, long nowMillis) {
+    return NodeProof.unverified(
+        proof.keyId(), "signed " + (nowMillis - proof.signedAtMillis()) + " ms ago");
   }
 
   /** Whether the verified identity {@code identity} may serve {@code operationId}. */
