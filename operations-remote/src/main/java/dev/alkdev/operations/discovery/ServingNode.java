@@ -209,7 +209,7 @@ public final class ServingNode implements AutoCloseable {
   private Announcement announce() {
     List<OperationSpec> specs = new ArrayList<>();
     for (OperationSpec spec : registry.list()) {
-      if (registry.getHandler(spec.id()).isPresent()) {
+      if (registry.getHandler(spec.id()).isPresent() && handler.isServing(spec.id())) {
         specs.add(spec); // callable: the protocol adapter serves it
       }
     }

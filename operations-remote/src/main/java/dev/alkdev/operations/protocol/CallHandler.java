@@ -8,6 +8,7 @@ import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
+import dev.alkdev.operations.internal.RateLimitedLog;
 import dev.alkdev.operations.internal.Scheduler;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
@@ -62,6 +63,7 @@ import tools.jackson.databind.JsonNode;
  */
 public final class CallHandler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CallHandler.class);
+  private final RateLimitedLog refusedWarning = RateLimitedLog.of(LOG, 1, Duration.ofSeconds(10));
 
   private static final CallError SERVER_CLOSING =
       CallError.of(ErrorCode.UNAVAILABLE, "The server is shutting down; try again");
@@ -229,14 +231,35 @@ public final class CallHandler implements AutoCloseable {
     if (closed) {
       return;
     }
-    requestSubscriptions.computeIfAbsent(
-        operationId,
-        id ->
-            pubsub.subscribe(
-                ProtocolTopics.request(id),
-                SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP).withNonBlockingHandler(),
-                this::onRequest));
-    serveOnNode(operationId);
+    try {
+      requestSubscriptions.computeIfAbsent(
+          operationId,
+          id ->
+              pubsub.subscribe(
+                  ProtocolTopics.request(id),
+                  SubscribeOptions.queueGroup(ProtocolTopics.SERVER_GROUP).withNonBlockingHandler(),
+                  this::onRequest));
+      serveOnNode(operationId);
+    } catch (CallError e) {
+      if (e.code() != ErrorCode.ACCESS_DENIED) {
+        throw e;
+      }
+      // The transport may not let this process serve it (the hub's rules, a broker's
+      // permissions): the others are served, and a node does not announce this one.
+      PubSub.Subscription partial = requestSubscriptions.remove(operationId);
+      if (partial != null) {
+        partial.close();
+      }
+      refusedWarning.warn("May not serve {}: {}", operationId, e.getMessage());
+    }
+  }
+
+  /**
+   * Whether requests for {@code operationId} are listened for: registered with a handler, and not
+   * refused by the transport (the hub's serving rules, a broker's permissions).
+   */
+  public boolean isServing(String operationId) {
+    return requestSubscriptions.containsKey(operationId);
   }
 
   // ------------------------------------------------------------------ per-node routing

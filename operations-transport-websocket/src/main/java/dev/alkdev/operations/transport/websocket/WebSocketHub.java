@@ -899,9 +899,9 @@ public final class WebSocketHub implements AutoCloseable {
     }
 
     /**
-     * Signs the announcements of the hub's discovery node ({@link ServingNode.Builder#signer}):
-     * the hub's own messages carry no authenticated identity, so callers that require verified
-     * nodes route to the hub's node only when it signs.
+     * Signs the announcements of the hub's discovery node ({@link ServingNode.Builder#signer}): the
+     * hub's own messages carry no authenticated identity, so callers that require verified nodes
+     * route to the hub's node only when it signs.
      */
     public Builder signer(NodeSigner signer) {
       this.signer = Objects.requireNonNull(signer, "signer");

@@ -164,6 +164,41 @@ class WebSocketServingRulesTest {
   }
 
   @Test
+  void aSpokeNodeServesWhatItMayAndAnnouncesOnlyThat() throws Exception {
+    AtomicInteger hubRan = new AtomicInteger();
+    AtomicInteger spokeRan = new AtomicInteger();
+    try (OperationRegistry hubOps = OperationRegistry.create();
+        OperationServer hubServer = OperationServer.create(hubOps);
+        WebSocketHub hub = loopbackHub().serve(hubServer).start();
+        WebSocketSpoke spoke = spoke(hub);
+        WebSocketSpoke caller = spoke(hub);
+        OperationRegistry spokeOps = OperationRegistry.create()) {
+      hubOps.register(echo("demo.echo"), realServer(hubRan));
+      spokeOps.register(echo("demo.echo"), realServer(spokeRan)); // the hub's: refused
+      spokeOps.register(echo("spoke.own"), realServer(spokeRan));
+      try (ServingNode node = ServingNode.builder(spokeOps, spoke).nodeId("spoke-node").start();
+          RemoteCatalog catalog = RemoteCatalog.create(caller)) {
+        WebSocketHubTest.Waits.eventually(
+            "the spoke's node is known with its specs",
+            () ->
+                catalog.nodes().stream()
+                    .anyMatch(n -> n.nodeId().equals("spoke-node") && n.specsKnown()));
+        assertThat(catalog.servers("spoke.own"))
+            .extracting(RemoteNode::nodeId)
+            .containsExactly("spoke-node");
+        assertThat(catalog.servers("demo.echo"))
+            .extracting(RemoteNode::nodeId)
+            .doesNotContain("spoke-node");
+        catalog.call("spoke.own", Map.of("n", 1)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(spokeRan).hasValue(1);
+        spokeRan.set(0);
+        callAll(caller, "demo.echo", hubRan);
+        assertThat(spokeRan).hasValue(0);
+      }
+    }
+  }
+
+  @Test
   void withAnAuthenticatorASpokeWithoutTheServingPermissionIsRefused() throws Exception {
     AtomicInteger ran = new AtomicInteger();
     AtomicInteger stolen = new AtomicInteger();
