@@ -1,9 +1,11 @@
 package dev.alkdev.operations.pubsub;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Connects to a remote transport of one kind ({@code nats}, {@code redis}, {@code ws}) from a URL,
@@ -27,6 +29,60 @@ public interface PubSubFactory {
    * @throws dev.alkdev.operations.CallError UNAVAILABLE when the server cannot be reached in time
    */
   Optional<PubSub> connect(Target target);
+
+  /**
+   * The broker's own configuration of one user with {@code grant}'s rights, for a transport whose
+   * broker enforces permissions (docs/security.md): a nats-server user entry, a Redis ACL line.
+   * Empty when the kind is not this factory's, or its transport has no broker to configure (the
+   * WebSocket hub decides by itself). None by default.
+   *
+   * @throws IllegalArgumentException when the kind is this factory's but an operation pattern, the
+   *     node id, the user or the password cannot be written: the message says which
+   */
+  default Optional<String> brokerUser(BrokerGrant grant) {
+    return Optional.empty();
+  }
+
+  /**
+   * Rights on a broker: {@code roles} (combined in the order CALLER, SERVER, OBSERVER) over {@code
+   * operations} (ids, {@code namespace.*} or {@code *}), a server's {@code nodeId} when it is
+   * fixed, for {@code user} with {@code password}.
+   */
+  record BrokerGrant(
+      String kind,
+      Set<Role> roles,
+      List<String> operations,
+      Optional<String> nodeId,
+      String user,
+      String password) {
+    public BrokerGrant {
+      Objects.requireNonNull(kind, "kind");
+      if (roles.isEmpty()) {
+        throw new IllegalArgumentException("Name a role: CALLER, SERVER or OBSERVER");
+      }
+      // In the enum's order, whatever order they were given in: the configuration is the same.
+      roles = java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(roles));
+      operations = List.copyOf(operations);
+      Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(password, "password");
+    }
+
+    /** What a user does in the call protocol. */
+    public enum Role {
+      /** Calls the operations. */
+      CALLER,
+      /** Serves the operations (and announces itself); calls nothing unless also a caller. */
+      SERVER,
+      /** Lists nodes and asks for their statistics; neither calls nor serves. */
+      OBSERVER
+    }
+
+    @Override
+    public String toString() {
+      return kind + " grant " + roles + " " + operations + " for " + user; // never the password
+    }
+  }
 
   /**
    * Where to connect: the transport's kind, its URL (credentials may be in it, as the transport's

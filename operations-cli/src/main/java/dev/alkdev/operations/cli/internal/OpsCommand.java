@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
       ServeCommand.class,
       LoginCommand.class,
       KeygenCommand.class,
+      PermissionsCommand.class,
       CommandLine.HelpCommand.class
     },
     description = {

@@ -62,7 +62,7 @@ final class RemoteTransports {
   }
 
   /** Every factory found; one that fails to load is skipped, so the others still work. */
-  private static List<PubSubFactory> factories() {
+  static List<PubSubFactory> factories() {
     List<PubSubFactory> factories = new ArrayList<>();
     ServiceLoader.load(PubSubFactory.class, RemoteTransports.class.getClassLoader()).stream()
         .forEach(

@@ -43,6 +43,18 @@ public final class NatsServer implements AutoCloseable {
   }
 
   /**
+   * A single server whose configuration file (written to {@code dir}) lists {@code users}, each a
+   * user object of {@code authorization { users = [...] }} such as {@link NatsPermissions#toConfig}
+   * writes: only they can connect, with the permissions each one says.
+   */
+  public static NatsServer startWithUsers(Path dir, List<String> users) throws IOException {
+    Path config = dir.resolve("nats-users.conf");
+    java.nio.file.Files.writeString(
+        config, "authorization { users = [\n" + String.join(",\n", users) + "\n] }\n");
+    return start("-c", config.toString());
+  }
+
+  /**
    * Two servers joined by a route (a cluster), each accepting clients and the route carrying
    * messages both ways when this returns (a message published on one reaches a subscriber on the
    * other): without that wait a test's first messages could be lost while the route forms, which a

@@ -148,6 +148,14 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
                           .subscribe(c.getBytes(UTF_8))
                           .toCompletableFuture()
                           .thenApply(ok -> (Void) null)
+                          // Refused by the ACL: the keeper ends the subscription and says so;
+                          // any other failure is the connection going.
+                          .exceptionallyCompose(
+                              failure ->
+                                  CompletableFuture.failedFuture(
+                                      aclRefusal(failure, "the subscription to " + c)
+                                          .map(Throwable.class::cast)
+                                          .orElse(failure)))
                       : CompletableFuture.failedFuture(
                           CallError.of(
                               ErrorCode.UNAVAILABLE, "The subscriber connection is down")));
@@ -307,12 +315,7 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
 
   private String channelOn(Subscriber target, TransportSubscription<Subscriber> subscription) {
     return subscription.queueGroup().isPresent()
-        ? Groups.MEMBER_CHANNEL_PREFIX
-            + clientId
-            + "."
-            + target.generation
-            + "."
-            + subscription.id()
+        ? Groups.memberChannel(clientId, target.generation, subscription.id(), subscription.topic())
         : subscription.topic();
   }
 
@@ -630,10 +633,37 @@ final class RedisConnector implements Connector<RedisConnector.Subscriber> {
     if (keeper.isClosed()) {
       return keeper.closedError();
     }
+    Optional<CallError> refused = aclRefusal(cause, "publishing to " + topic);
+    if (refused.isPresent()) {
+      return refused.get();
+    }
     return CallError.of(
         ErrorCode.UNAVAILABLE,
         "Publishing to " + topic + " failed (outcome unknown): " + message,
         cause);
+  }
+
+  /**
+   * ACCESS_DENIED (not retryable) when {@code failure} is the server's ACL refusing a command
+   * ({@code NOPERM}: the command did nothing, and sending it again changes nothing), rather than
+   * UNAVAILABLE, which a caller would take as "outcome unknown" and retry. A command a script runs
+   * that the ACL refuses fails the script with another error (some of its commands may have run):
+   * that stays UNAVAILABLE.
+   */
+  private static Optional<CallError> aclRefusal(Throwable failure, String what) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    String message = String.valueOf(cause.getMessage());
+    if (!message.startsWith("NOPERM")) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        CallError.of(
+            ErrorCode.ACCESS_DENIED,
+            "The Redis server's ACL refused " + what + " (" + message + ")",
+            cause));
   }
 
   /**

@@ -38,6 +38,34 @@ public final class RedisServer implements AutoCloseable {
             "redis-server", port -> command(port, List.of(extraArgs)), RedisServer::answersPing));
   }
 
+  /** The user {@link #startWithUsers} adds for tests to look and set up with: every right. */
+  public static final String ADMIN = "admin";
+
+  public static final String ADMIN_PASSWORD = "admin-secret";
+
+  /**
+   * A server whose ACL file (written to {@code dir}) holds {@code users}, each an {@code ACL
+   * SETUSER} line such as {@link RedisAcl#toAclSetuser} writes (a file line is the same after
+   * {@code user}), and {@link #ADMIN}; the default user is off, so only they can connect.
+   */
+  public static RedisServer startWithUsers(Path dir, List<String> users) throws IOException {
+    StringBuilder file = new StringBuilder("user default off\n");
+    file.append("user ")
+        .append(ADMIN)
+        .append(" on >")
+        .append(ADMIN_PASSWORD)
+        .append(" ~* &* +@all\n");
+    for (String user : users) {
+      if (!user.startsWith("ACL SETUSER ")) {
+        throw new IllegalArgumentException("not an ACL SETUSER line: " + user);
+      }
+      file.append("user ").append(user.substring("ACL SETUSER ".length())).append('\n');
+    }
+    Path acl = dir.resolve("users.acl");
+    java.nio.file.Files.writeString(acl, file);
+    return start("--aclfile", acl.toString());
+  }
+
   private static List<String> command(int port, List<String> extraArgs) {
     List<String> command = new ArrayList<>();
     command.add(BINARY.toString());

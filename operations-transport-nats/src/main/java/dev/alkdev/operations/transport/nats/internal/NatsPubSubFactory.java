@@ -3,6 +3,7 @@ package dev.alkdev.operations.transport.nats.internal;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.transport.nats.NatsOptions;
+import dev.alkdev.operations.transport.nats.NatsPermissions;
 import dev.alkdev.operations.transport.nats.NatsPubSub;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,6 +66,24 @@ public final class NatsPubSubFactory implements PubSubFactory {
               + String.join(", ", given));
     }
     return Optional.of(NatsPubSub.connect(options.build()));
+  }
+
+  @Override
+  public Optional<String> brokerUser(BrokerGrant grant) {
+    if (!grant.kind().equals("nats")) {
+      return Optional.empty();
+    }
+    NatsPermissions all = null;
+    for (BrokerGrant.Role role : grant.roles()) {
+      NatsPermissions one =
+          switch (role) {
+            case CALLER -> NatsPermissions.caller(grant.operations());
+            case SERVER -> NatsPermissions.server(grant.operations(), grant.nodeId());
+            case OBSERVER -> NatsPermissions.observer();
+          };
+      all = all == null ? one : all.and(one);
+    }
+    return Optional.of(all.toConfig(grant.user(), grant.password()));
   }
 
   private static String[] urls(String url) {

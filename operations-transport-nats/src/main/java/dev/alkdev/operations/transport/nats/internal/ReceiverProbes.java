@@ -33,6 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * reply subject in each message and one small message per burst.
  */
 public final class ReceiverProbes {
+  /**
+   * Every connection's probe and marker subjects start with this, followed by a NUID of the
+   * connection's own: broker permissions must allow it for publishing and subscribing ({@code
+   * NatsPermissions}).
+   */
+  public static final String SUBJECT_PREFIX = "_OPS.RCV.";
+
   private static final int NO_RESPONDERS = 503;
 
   /**
@@ -67,7 +74,7 @@ public final class ReceiverProbes {
   public ReceiverProbes(Connection connection, ScheduledExecutorService timer) {
     this.connection = connection;
     this.timer = timer;
-    String root = "_OPS.RCV." + NUID.nextGlobal() + ".";
+    String root = SUBJECT_PREFIX + NUID.nextGlobal() + ".";
     this.probePrefix = root + "p.";
     this.markerPrefix = root + "m.";
     this.dispatcher = connection.createDispatcher(this::onReply);

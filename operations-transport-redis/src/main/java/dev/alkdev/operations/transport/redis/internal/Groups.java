@@ -9,14 +9,30 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * <p>For a topic {@code T}: the set {@code _ops:qg:T} holds the names of the groups subscribed to
  * it, and for each group {@code G} the list {@code _ops:qm:<bytes of G>:G:T} holds its members'
  * private channels (the group's byte length keeps any two (group, topic) pairs apart whatever
- * characters they contain). A member's channel is {@code _ops.q.<client>.<connection>.<n>}: new for
- * every connection, so a half-open old connection can never receive a second copy.
+ * characters they contain). A member's channel is {@code _ops.q.<client>.<connection>.<n>:<topic>}
+ * ({@link #memberChannel}): new for every connection, so a half-open old connection can never
+ * receive a second copy.
  */
 public final class Groups {
   /** Channels of group members start with this; topics may not. */
   public static final String MEMBER_CHANNEL_PREFIX = "_ops.q.";
 
   private Groups() {}
+
+  /**
+   * The private channel of a group member: {@code _ops.q.<client>.<connection>.<n>:<topic>}. The
+   * first three parts make it unique (and new for every connection); the topic is there for the
+   * broker's access control. A Redis ACL grants channels by pattern only, and a publisher needs
+   * PUBLISH on the member channels the publish script picks: without the topic in the name the only
+   * pattern is {@code _ops.q.*}, which lets a caller of one operation publish straight to the
+   * members serving any other (their names differ in a counter), and a server of one operation
+   * subscribe to the members of any other. With it, {@code _ops.q.*:ops.req.billing.*} names the
+   * members of the billing operations and nothing else: the unique part holds no {@code :}, and
+   * neither does an operation id ({@code RedisAcl}).
+   */
+  public static String memberChannel(String client, int connection, long n, String topic) {
+    return MEMBER_CHANNEL_PREFIX + client + "." + connection + "." + n + ":" + topic;
+  }
 
   public static String groupsKey(String topic) {
     return "_ops:qg:" + topic;

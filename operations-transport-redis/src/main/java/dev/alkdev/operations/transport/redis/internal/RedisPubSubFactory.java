@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.redis.internal;
 
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
+import dev.alkdev.operations.transport.redis.RedisAcl;
 import dev.alkdev.operations.transport.redis.RedisOptions;
 import dev.alkdev.operations.transport.redis.RedisPubSub;
 import java.nio.file.Path;
@@ -15,6 +16,24 @@ import java.util.Optional;
  * certificates to trust for {@code rediss://}).
  */
 public final class RedisPubSubFactory implements PubSubFactory {
+
+  @Override
+  public Optional<String> brokerUser(BrokerGrant grant) {
+    if (!grant.kind().equals("redis")) {
+      return Optional.empty();
+    }
+    RedisAcl all = null;
+    for (BrokerGrant.Role role : grant.roles()) {
+      RedisAcl one =
+          switch (role) {
+            case CALLER -> RedisAcl.caller(grant.operations());
+            case SERVER -> RedisAcl.server(grant.operations(), grant.nodeId());
+            case OBSERVER -> RedisAcl.observer();
+          };
+      all = all == null ? one : all.and(one);
+    }
+    return Optional.of(all.toAclSetuser(grant.user(), grant.password()));
+  }
 
   @Override
   public Optional<PubSub> connect(Target target) {

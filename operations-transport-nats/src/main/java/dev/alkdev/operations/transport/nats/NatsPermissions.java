@@ -1,0 +1,296 @@
+package dev.alkdev.operations.transport.nats;
+
+import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.protocol.OperationPattern;
+import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.transport.nats.internal.ReceiverProbes;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one NATS user may publish and subscribe to, for one role of the call protocol: permissions
+ * {@code nats-server} enforces, so that only the users given the right can serve an operation,
+ * whatever their code does (docs/nats.md, "Broker permissions").
+ *
+ * <ul>
+ *   <li>{@link #caller}: calls the given operations, through the queue group or routed to a node by
+ *       a {@code RemoteCatalog}, sends control events, finds nodes and asks for their statistics.
+ *   <li>{@link #server}: serves the given operations (only in the queue group {@code ops.servers},
+ *       and on its node's own topics), announces itself and answers callers' inboxes. It calls
+ *       nothing: a server whose handlers call other operations needs {@code
+ *       server(...).and(caller(...))}.
+ *   <li>{@link #observer}: lists nodes and asks for statistics; neither calls nor serves.
+ * </ul>
+ *
+ * <p>Operations are named as {@link OperationPattern}s, the form every permission of the project
+ * shares: an id ({@code billing.charge}), a namespace ({@code billing.*}: every operation of the
+ * namespace, whatever its name's depth; a longer prefix such as {@code billing.cards.*} too) or
+ * {@code *} (every operation). An id that is no operation id ({@code billing} alone) is refused: it
+ * would match nothing.
+ *
+ * <pre>{@code
+ * String entry =
+ *     NatsPermissions.server(List.of("billing.*"), Optional.of("billing-1"))
+ *         .toConfig("billing-node", secret);
+ * // nats-server.conf: authorization { users = [ <entry>, ... ] }
+ * }</pre>
+ *
+ * @param publishAllow the subjects the user may publish to (NATS wildcards {@code *} and {@code >})
+ * @param subscribeAllow the subjects the user may subscribe to; an entry {@code "subject queue"}
+ *     allows only queue subscriptions in that group, which is how a server is kept to {@code
+ *     ops.servers}
+ */
+public record NatsPermissions(List<String> publishAllow, List<String> subscribeAllow) {
+  /**
+   * Where each publish's receiver probe comes back (see {@link ReceiverProbes}): every connection
+   * of this transport publishes markers there and subscribes to its own part of it.
+   */
+  private static final String PROBES = ReceiverProbes.SUBJECT_PREFIX + ">";
+
+  /** Every inbox: the protocol allows dots in an inbox id, so more than one token. */
+  private static final String INBOXES = ProtocolTopics.INBOX_PREFIX + ">";
+
+  /** Copies both lists, dropping repeated entries, and refuses what a config could not carry. */
+  public NatsPermissions {
+    publishAllow = checked(publishAllow, "publishAllow");
+    subscribeAllow = checked(subscribeAllow, "subscribeAllow");
+  }
+
+  /**
+   * A caller of {@code operations}: publishes their requests (to the queue group's subject and to
+   * any node's own), control events ({@code ops.ctl}), discovery queries ({@code ops.nodes}) and
+   * spec requests to nodes; subscribes to inboxes and {@code ops.nodes}.
+   *
+   * @param operations ids ({@code billing.charge}), namespaces ({@code billing.*}) or {@code *}
+   * @throws IllegalArgumentException if {@code operations} is empty or one of them is none of those
+   */
+  public static NatsPermissions caller(List<String> operations) {
+    List<String> suffixes = suffixes(operations);
+    List<String> publish = new ArrayList<>();
+    for (String op : suffixes) {
+      publish.add(ProtocolTopics.REQUEST_PREFIX + op);
+      publish.add(ProtocolTopics.NODE_PREFIX + "*.req." + op);
+    }
+    publish.add(ProtocolTopics.CONTROL);
+    publish.add(ProtocolTopics.NODES);
+    publish.add(ProtocolTopics.NODE_PREFIX + "*.specs");
+    publish.add(PROBES);
+    return new NatsPermissions(publish, List.of(INBOXES, ProtocolTopics.NODES, PROBES));
+  }
+
+  /**
+   * A server of {@code operations}: subscribes to their requests in the queue group {@code
+   * ops.servers} only (a plain subscription would receive every request beside the group, and
+   * another group would take its own share), to its node's own topics, to {@code ops.ctl} and
+   * {@code ops.nodes}; publishes replies to inboxes and its announcements on {@code ops.nodes}.
+   *
+   * <p>With {@code nodeId} the node's own topics are exactly its own; without it, {@code *} stands
+   * for the node id, and the user could also listen on another node's topics, receiving the
+   * requests routed to that node for operations it may serve (and running them a second time). Give
+   * a node a fixed id where that matters ({@code ServingNode.builder(...).nodeId(...)}, {@code ops
+   * serve --node-id}).
+   *
+   * @param operations ids ({@code billing.charge}), namespaces ({@code billing.*}) or {@code *}
+   * @param nodeId the node's id, when it is fixed: 1 to 64 ASCII letters, digits, '_' or '-'
+   * @throws IllegalArgumentException if {@code operations} is empty or one of them is none of
+   *     those, or if {@code nodeId} is not a node id
+   */
+  public static NatsPermissions server(List<String> operations, Optional<String> nodeId) {
+    List<String> suffixes = suffixes(operations);
+    String node = nodeId.map(NatsPermissions::checkedNodeId).orElse("*");
+    List<String> subscribe = new ArrayList<>();
+    for (String op : suffixes) {
+      subscribe.add(ProtocolTopics.REQUEST_PREFIX + op + " " + ProtocolTopics.SERVER_GROUP);
+      subscribe.add(ProtocolTopics.NODE_PREFIX + node + ".req." + op);
+    }
+    subscribe.add(ProtocolTopics.CONTROL);
+    subscribe.add(ProtocolTopics.NODES);
+    subscribe.add(ProtocolTopics.NODE_PREFIX + node + ".specs");
+    subscribe.add(PROBES);
+    return new NatsPermissions(List.of(INBOXES, ProtocolTopics.NODES, PROBES), subscribe);
+  }
+
+  /**
+   * An observer: asks who is there and for statistics ({@code ops.nodes}), and for a node's specs
+   * (its {@code specs} topic); subscribes to inboxes and {@code ops.nodes}. It can publish no
+   * request and subscribe to none.
+   */
+  public static NatsPermissions observer() {
+    return new NatsPermissions(
+        List.of(ProtocolTopics.NODES, ProtocolTopics.NODE_PREFIX + "*.specs", PROBES),
+        List.of(INBOXES, ProtocolTopics.NODES, PROBES));
+  }
+
+  /**
+   * Everything this allows and everything {@code other} does, for one user with both roles: a
+   * server whose handlers call other operations, say.
+   */
+  public NatsPermissions and(NatsPermissions other) {
+    Objects.requireNonNull(other, "other");
+    List<String> publish = new ArrayList<>(publishAllow);
+    publish.addAll(other.publishAllow);
+    List<String> subscribe = new ArrayList<>(subscribeAllow);
+    subscribe.addAll(other.subscribeAllow);
+    return new NatsPermissions(publish, subscribe);
+  }
+
+  /**
+   * One user of a {@code nats-server} configuration with these permissions: the object that goes in
+   * the list of {@code authorization { users = [ ... ] }}, several separated by commas. Anything
+   * not allowed is denied. The password is written as given, quoted; {@code nats-server} also takes
+   * a bcrypt hash there, which keeps the secret out of the file.
+   *
+   * @throws IllegalArgumentException if {@code user} or {@code password} is empty or holds a
+   *     control character
+   */
+  public String toConfig(String user, String password) {
+    StringBuilder out = new StringBuilder();
+    out.append("{\n");
+    out.append("  user: ").append(quoted(checkedText(user, "user"))).append('\n');
+    out.append("  password: ").append(quoted(checkedText(password, "password"))).append('\n');
+    out.append("  permissions: {\n");
+    appendAllow(out, "publish", publishAllow);
+    appendAllow(out, "subscribe", subscribeAllow);
+    out.append("  }\n");
+    out.append('}');
+    return out.toString();
+  }
+
+  private static void appendAllow(StringBuilder out, String direction, List<String> subjects) {
+    out.append("    ").append(direction).append(": {\n");
+    out.append("      allow: [\n");
+    for (int i = 0; i < subjects.size(); i++) {
+      out.append("        ").append(quoted(subjects.get(i)));
+      out.append(i + 1 < subjects.size() ? ",\n" : "\n");
+    }
+    out.append("      ]\n");
+    out.append("    }\n");
+  }
+
+  /** A double-quoted string of nats-server's configuration format. */
+  private static String quoted(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  /** The subject suffix of each operation pattern ({@link #suffix}), each once. */
+  private static List<String> suffixes(List<String> operations) {
+    Objects.requireNonNull(operations, "operations");
+    if (operations.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No operations given: name at least one (an id such as billing.charge, a namespace such"
+              + " as billing.*, or * for every operation), or use observer() for a user that"
+              + " neither calls nor serves");
+    }
+    Set<String> out = new LinkedHashSet<>();
+    for (String operation : operations) {
+      Objects.requireNonNull(operation, "an operation in operations");
+      out.add(suffix(operation));
+    }
+    return List.copyOf(out);
+  }
+
+  private static String checkedNodeId(String nodeId) {
+    if (nodeId.isEmpty()
+        || nodeId.length() > 64
+        || !nodeId.chars().allMatch(NatsPermissions::isIdChar)) {
+      throw new IllegalArgumentException(
+          "A node id is 1 to 64 ASCII letters, digits, '_' or '-' (one token of a subject), was '"
+              + nodeId
+              + "'");
+    }
+    return nodeId;
+  }
+
+  private static String checkedText(String text, String what) {
+    Objects.requireNonNull(text, what);
+    if (text.isEmpty()) {
+      throw new IllegalArgumentException("The " + what + " is empty");
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < ' ' || c == 0x7f) {
+        throw new IllegalArgumentException(
+            "The " + what + " holds a control character at index " + i + ": not written");
+      }
+    }
+    return text;
+  }
+
+  private static List<String> checked(List<String> subjects, String what) {
+    Objects.requireNonNull(subjects, what);
+    Set<String> out = new LinkedHashSet<>();
+    for (String subject : subjects) {
+      Objects.requireNonNull(subject, "an entry of " + what);
+      if (subject.isBlank()
+          || subject.startsWith(" ")
+          || subject.endsWith(" ")
+          || subject.indexOf(' ') != subject.lastIndexOf(' ')
+          || subject.chars().anyMatch(c -> c < ' ' || c == 0x7f || c == '"' || c == '\\')) {
+        throw new IllegalArgumentException(
+            "Not a subject (or \"subject queue\") in "
+                + what
+                + ": '"
+                + subject
+                + "'; expected dot-separated tokens without whitespace, quotes or backslashes,"
+                + " and for a queue subscription one space before the queue group");
+      }
+      out.add(subject);
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The subject suffix {@code operation} names, read as an {@link OperationPattern} (the one form
+   * every permission of the project shares): {@code >} for {@code *}, {@code prefix.>} for {@code
+   * prefix.*}, the id itself for an id. NATS's {@code >} matches one or more tokens, so {@code
+   * billing.>} is every name of the namespace, however many dots it has, and nothing of another.
+   *
+   * @throws IllegalArgumentException saying what is wrong and what is expected, for anything else
+   */
+  private static String suffix(String operation) {
+    OperationPattern pattern = OperationPattern.of(operation);
+    if (pattern.isAll()) {
+      return ">";
+    }
+    if (pattern.isNamespace()) {
+      return pattern.prefix() + ".>";
+    }
+    return checkedId(operation);
+  }
+
+  /**
+   * An id pattern that is not an operation id ({@code billing} alone) would match nothing: most
+   * likely {@code billing.*} was meant, so it is refused rather than silently granting nothing.
+   */
+  private static String checkedId(String operation) {
+    if (!OperationSpec.isValidId(operation)) {
+      String why;
+      try {
+        OperationSpec.splitId(operation);
+        why = "";
+      } catch (IllegalArgumentException e) {
+        why = " (" + e.getMessage() + ")";
+      }
+      throw new IllegalArgumentException(
+          "'"
+              + operation
+              + "' is not an operation id"
+              + why
+              + ": expected an operation id (billing.charge), a namespace followed by .*"
+              + " (billing.*) or * for every operation");
+    }
+    return operation;
+  }
+
+  private static boolean isIdChar(int c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '_'
+        || c == '-';
+  }
+}
