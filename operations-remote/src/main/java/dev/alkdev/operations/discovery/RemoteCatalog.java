@@ -89,7 +89,7 @@ public final class RemoteCatalog implements AutoCloseable {
             builder.routing,
             builder.retry,
             builder.defaultTimeout);
-    this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+    this.inbox = pubsub.inboxPrefix() + OperationContext.newRequestId();
     this.statsRounds = new StatsRounds(pubsub, inbox);
     this.inboxSubscription =
         pubsub.subscribe(inbox, SubscribeOptions.defaults(), this::onDiscovery);

@@ -104,7 +104,7 @@ public final class PendingRequestMap implements AutoCloseable {
     this.streamExecutor = builder.streamExecutor;
     this.window = builder.streamWindow;
     this.deadlineTimers = builder.deadlineTimers;
-    this.inbox = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+    this.inbox = pubsub.inboxPrefix() + OperationContext.newRequestId();
     this.inboxSubscription =
         pubsub.subscribe(
             inbox,

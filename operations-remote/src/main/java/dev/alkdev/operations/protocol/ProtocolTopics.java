@@ -41,6 +41,26 @@ public final class ProtocolTopics {
     return topic.startsWith(INBOX_PREFIX) && WireIds.isValidRequestId(topic, INBOX_PREFIX.length());
   }
 
+  /**
+   * The inbox prefix of a connection given the private token {@code token}: {@code
+   * ops.inbox.<token>.}. A broker that lets a user subscribe only to {@code ops.inbox.<token>.*}
+   * keeps other users from reading its replies ({@link
+   * dev.alkdev.operations.pubsub.PubSub#inboxPrefix()}).
+   *
+   * @throws IllegalArgumentException unless {@code token} is 1 to 64 ASCII letters, digits, '_' or
+   *     '-'
+   */
+  public static String privateInboxPrefix(String token) {
+    if (token.isEmpty() || token.length() > 64 || !token.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException(
+          "A private token is 1 to 64 ASCII letters, digits, '_' or '-' (it is one subject token"
+              + " and one part of a channel name), was '"
+              + token
+              + "'");
+    }
+    return INBOX_PREFIX + token + ".";
+  }
+
   /** The topic that carries requests for {@code operationId}. */
   public static String request(String operationId) {
     return REQUEST_PREFIX + operationId;

@@ -1,6 +1,7 @@
 package dev.alkdev.operations.pubsub;
 
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -53,6 +54,16 @@ public interface PubSub extends AutoCloseable {
    */
   default boolean trustsPayloadIdentity() {
     return false;
+  }
+
+  /**
+   * Where this connection's callers make their inboxes: {@link ProtocolTopics#INBOX_PREFIX}, or,
+   * where the transport was given a private token, {@code ops.inbox.<token>.} ({@link
+   * ProtocolTopics#privateInboxPrefix}), so that a broker can let each user listen only on its own
+   * inboxes (docs/security.md). {@code PendingRequestMap} and {@code RemoteCatalog} read it.
+   */
+  default String inboxPrefix() {
+    return ProtocolTopics.INBOX_PREFIX;
   }
 
   /**

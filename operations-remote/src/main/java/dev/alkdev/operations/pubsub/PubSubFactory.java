@@ -46,13 +46,15 @@ public interface PubSubFactory {
   /**
    * Rights on a broker: {@code roles} (combined in the order CALLER, SERVER, OBSERVER) over {@code
    * operations} (ids, {@code namespace.*} or {@code *}), a server's {@code nodeId} when it is
-   * fixed, for {@code user} with {@code password}.
+   * fixed, and the user's {@code privateToken} when its connections are given one (its inboxes are
+   * then its own to read: {@link PubSub#inboxPrefix()}), for {@code user} with {@code password}.
    */
   record BrokerGrant(
       String kind,
       Set<Role> roles,
       List<String> operations,
       Optional<String> nodeId,
+      Optional<String> privateToken,
       String user,
       String password) {
     public BrokerGrant {
@@ -64,6 +66,7 @@ public interface PubSubFactory {
       roles = java.util.Collections.unmodifiableSet(java.util.EnumSet.copyOf(roles));
       operations = List.copyOf(operations);
       Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(privateToken, "privateToken");
       Objects.requireNonNull(user, "user");
       Objects.requireNonNull(password, "password");
     }

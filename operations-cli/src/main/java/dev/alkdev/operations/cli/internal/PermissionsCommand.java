@@ -70,6 +70,14 @@ final class PermissionsCommand implements Callable<Integer> {
           "A server's node id (ops serve --node-id): its node topics only, not any node's.")
   String nodeId;
 
+  @Option(
+      names = "--private-token",
+      paramLabel = "TOKEN",
+      description =
+          "The user's private token (OPS_PRIVATE_TOKEN of its ops, privateToken(...) of its"
+              + " transport options): it may then read only its own inboxes.")
+  String privateToken;
+
   @Option(names = "--user", paramLabel = "NAME", required = true, description = "The user name.")
   String user;
 
@@ -99,6 +107,7 @@ final class PermissionsCommand implements Callable<Integer> {
             granted,
             operations,
             Optional.ofNullable(nodeId),
+            Optional.ofNullable(privateToken),
             user,
             password);
     String printed = null;
