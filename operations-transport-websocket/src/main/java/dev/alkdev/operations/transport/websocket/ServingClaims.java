@@ -6,7 +6,6 @@ import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -160,13 +159,6 @@ final class ServingClaims {
   /** Subscriptions and announcements refused by these rules since the hub started. */
   long refused() {
     return refused.get();
-  }
-
-  /** The identity holding each id served by spokes now (or reserved for one), by id. */
-  Map<String, String> holders() {
-    Map<String, String> out = new java.util.TreeMap<>();
-    claims.forEach((id, c) -> out.put(id, c.subject()));
-    return out;
   }
 
   private String denial(Identity identity, String operationId) {
