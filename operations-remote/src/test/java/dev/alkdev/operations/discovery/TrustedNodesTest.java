@@ -222,6 +222,47 @@ class TrustedNodesTest {
   }
 
   @Test
+  void aSecondServerOfAnIdUnderAnotherIdentityIsReportedAndWarnedOf() throws Exception {
+    ch.qos.logback.classic.Logger log =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NodeTable.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    log.addAppender(lines);
+    try {
+      RemoteCatalog catalog = open(RemoteCatalog.builder(bus).build());
+      node(
+          "first",
+          Optional.of(NodeSigner.of("billing", BILLING.getPrivate())),
+          new AtomicInteger(),
+          "billing.charge");
+      await("the first node", () -> catalog.servers("billing.charge").size() == 1);
+      assertThat(lines.list).noneMatch(e -> e.getFormattedMessage().contains("other identities"));
+      node(
+          "second",
+          Optional.of(NodeSigner.of("other", OTHER.getPrivate())),
+          new AtomicInteger(),
+          "billing.charge");
+      await("the second node", () -> catalog.servers("billing.charge").size() == 2);
+      assertThat(catalog.servers("billing.charge"))
+          .extracting(RemoteNode::identity)
+          .containsExactly(Optional.of("billing"), Optional.of("other"));
+      await(
+          "the warning",
+          () ->
+              lines.list.stream()
+                  .anyMatch(
+                      e ->
+                          e.getFormattedMessage()
+                              .equals(
+                                  "Node second as other serves operations other identities serve"
+                                      + " too: billing.charge (node first as billing)")));
+    } finally {
+      log.detachAppender(lines);
+    }
+  }
+
+  @Test
   void keysAndPatternsAreCheckedWhenGiven() {
     assertThatThrownBy(() -> NodeSigner.of("bad id", BILLING.getPrivate()))
         .hasMessageContaining("A key id is 1 to 64");
