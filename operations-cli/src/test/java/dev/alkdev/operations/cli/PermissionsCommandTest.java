@@ -68,6 +68,50 @@ class PermissionsCommandTest {
   }
 
   @Test
+  void aPrivateTokenNarrowsTheUsersInboxesToItsOwn() {
+    CliRun run =
+        CliRun.run(
+            ENV,
+            "",
+            "permissions",
+            "nats",
+            "--role",
+            "caller",
+            "--operations",
+            "billing.*",
+            "--private-token",
+            "alice",
+            "--user",
+            "alice",
+            "--password-env",
+            "PW");
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.out().strip())
+        .isEqualTo(
+            NatsPermissions.caller(List.of("billing.*"))
+                .privateTo("alice")
+                .toConfig("alice", "s3cret"))
+        .contains("ops.inbox.alice.>")
+        .doesNotContain("\"ops.inbox.>\"");
+    CliRun bad =
+        CliRun.run(
+            ENV,
+            "",
+            "permissions",
+            "redis",
+            "--role",
+            "caller",
+            "--private-token",
+            "a.b",
+            "--user",
+            "a",
+            "--password-env",
+            "PW");
+    assertThat(bad.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(bad.err()).contains("A private token is 1 to 64");
+  }
+
+  @Test
   void whatCannotBePrintedIsAUsageErrorSayingWhy() {
     CliRun noPassword =
         CliRun.run(

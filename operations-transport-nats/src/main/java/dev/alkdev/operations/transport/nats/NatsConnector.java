@@ -68,7 +68,7 @@ final class NatsConnector implements Connector<NatsConnector.Link> {
                   .errorListener(new Errors())
                   .build());
       try {
-        fresh.open(connection, new ReceiverProbes(connection, timer));
+        fresh.open(connection, new ReceiverProbes(connection, timer, options.privateToken()));
         ServerInfo info = connection.getServerInfo();
         if (info != null) {
           serverMaxPayload = info.getMaxPayload();

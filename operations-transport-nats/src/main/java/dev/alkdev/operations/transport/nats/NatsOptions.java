@@ -4,6 +4,7 @@ import static dev.alkdev.operations.transport.kit.Settings.positive;
 import static dev.alkdev.operations.transport.kit.Settings.reconnects;
 
 import dev.alkdev.operations.protocol.CallEvents;
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -53,6 +54,7 @@ public final class NatsOptions {
   private final Duration connectTimeout;
   private final Duration pingInterval;
   private final int maxMessageBytes;
+  private final Optional<String> privateToken;
 
   private NatsOptions(Builder b) {
     this.servers = List.copyOf(b.servers);
@@ -64,6 +66,7 @@ public final class NatsOptions {
     this.connectTimeout = b.connectTimeout;
     this.pingInterval = b.pingInterval;
     this.maxMessageBytes = b.maxMessageBytes;
+    this.privateToken = b.privateToken;
   }
 
   /**
@@ -105,6 +108,16 @@ public final class NatsOptions {
     return maxMessageBytes;
   }
 
+  /**
+   * The connection's private token, when it has one ({@link Builder#privateToken}): its callers'
+   * inboxes are then {@code ops.inbox.<token>.<id>} and its receiver probes {@code
+   * _OPS.RCV.<token>.<nuid>.*}, which {@link NatsPermissions#privateTo} lets only the user with
+   * that token read.
+   */
+  public Optional<String> privateToken() {
+    return privateToken;
+  }
+
   @Override
   public String toString() {
     return "NatsOptions[servers="
@@ -121,6 +134,8 @@ public final class NatsOptions {
         + reconnectWait
         + ", maxMessageBytes="
         + maxMessageBytes
+        + ", privateToken="
+        + privateToken.orElse("-")
         + "]";
   }
 
@@ -162,6 +177,7 @@ public final class NatsOptions {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration pingInterval = DEFAULT_PING_INTERVAL;
     private int maxMessageBytes = CallEvents.DEFAULT_MAX_MESSAGE_BYTES;
+    private Optional<String> privateToken = Optional.empty();
 
     private Builder(String[] urls) {
       Objects.requireNonNull(urls, "urls");
@@ -301,6 +317,26 @@ public final class NatsOptions {
      */
     public Builder maxMessageBytes(int bytes) {
       this.maxMessageBytes = positive(bytes, "maxMessageBytes");
+      return this;
+    }
+
+    /**
+     * Gives the connection a private token: its callers ({@code PendingRequestMap}, {@code
+     * RemoteCatalog}) make their inboxes under {@code ops.inbox.<token>.} ({@link
+     * NatsPubSub#inboxPrefix()}) and its receiver probes under {@code _OPS.RCV.<token>.}, so that a
+     * user whose permissions are {@link NatsPermissions#privateTo privateTo(token)} can read its
+     * own replies and probes and nobody else's. Give each user its own token (it names the user's
+     * subjects; it is no secret, and no credential: the broker's permissions do the protecting).
+     * Without one, inboxes are {@code ops.inbox.<id>}, readable by every user allowed {@code
+     * ops.inbox.>}.
+     *
+     * @param token 1 to 64 ASCII letters, digits, '_' or '-'
+     * @throws IllegalArgumentException if it is not
+     */
+    public Builder privateToken(String token) {
+      Objects.requireNonNull(token, "token");
+      ProtocolTopics.privateInboxPrefix(token); // checks it
+      this.privateToken = Optional.of(token);
       return this;
     }
 

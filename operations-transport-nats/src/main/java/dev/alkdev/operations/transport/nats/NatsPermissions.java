@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What one NATS user may publish and subscribe to, for one role of the call protocol: permissions
@@ -32,6 +34,10 @@ import java.util.Set;
  * {@code *} (every operation). An id that is no operation id ({@code billing} alone) is refused: it
  * would match nothing.
  *
+ * <p>{@link #privateTo privateTo(token)} keeps a user to its own inboxes and receiver probes, where
+ * its connections are given the same private token ({@link NatsOptions.Builder#privateToken}): then
+ * no user reads another's replies or forges its probes.
+ *
  * <pre>{@code
  * String entry =
  *     NatsPermissions.server(List.of("billing.*"), Optional.of("billing-1"))
@@ -53,6 +59,10 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
 
   /** Every inbox: the protocol allows dots in an inbox id, so more than one token. */
   private static final String INBOXES = ProtocolTopics.INBOX_PREFIX + ">";
+
+  /** The subscription {@link #privateTo} leaves a user among inboxes: its own, naming its token. */
+  private static final Pattern PRIVATE_INBOXES =
+      Pattern.compile(Pattern.quote(ProtocolTopics.INBOX_PREFIX) + "([A-Za-z0-9_-]{1,64})\\.>");
 
   /** Copies both lists, dropping repeated entries, and refuses what a config could not carry. */
   public NatsPermissions {
@@ -126,8 +136,52 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
   }
 
   /**
+   * These permissions for a user whose connections have the private token {@code token} ({@link
+   * NatsOptions.Builder#privateToken}, {@code OPS_PRIVATE_TOKEN} for {@code ops}): among inboxes it
+   * may subscribe to its own only, {@code ops.inbox.<token>.>}, and its receiver probes are {@code
+   * _OPS.RCV.<token>.>}, to publish and to subscribe. Everything else is as it was: a server still
+   * publishes replies to every inbox. When every user has its own token, none can read another's
+   * replies (nor learn from them the request ids to abort or keep alive) or forge another's probes.
+   *
+   * <p>Every subscription to a subject starting {@code ops.inbox.} and every entry starting {@code
+   * _OPS.RCV.} is replaced; entries broader than those (a hand-written {@code >}) are left as they
+   * are. The user may subscribe to its own inboxes even if these permissions had no inbox (a server
+   * alone): that reads nothing of anybody else's, and keeps the token for {@link #and}.
+   *
+   * @param token 1 to 64 ASCII letters, digits, '_' or '-', as the transport's option takes it
+   * @throws IllegalArgumentException if it is not
+   */
+  public NatsPermissions privateTo(String token) {
+    Objects.requireNonNull(token, "token");
+    ProtocolTopics.privateInboxPrefix(token); // checks it
+    return narrowedTo(List.of(token));
+  }
+
+  /**
+   * The private tokens these permissions are narrowed to ({@link #privateTo}): empty when the user
+   * may read every inbox, more than one only after {@link #and} of permissions private to different
+   * tokens.
+   */
+  public List<String> privateTokens() {
+    List<String> tokens = new ArrayList<>();
+    for (String subject : subscribeAllow) {
+      Matcher own = PRIVATE_INBOXES.matcher(subject);
+      if (own.matches()) {
+        tokens.add(own.group(1));
+      }
+    }
+    return List.copyOf(tokens);
+  }
+
+  /**
    * Everything this allows and everything {@code other} does, for one user with both roles: a
    * server whose handlers call other operations, say.
+   *
+   * <p>A private token belongs to the user, not to a role: when either side is {@link #privateTo
+   * private to a token}, so is the result, whatever the order, so {@code
+   * caller(...).privateTo(t).and(server(...))} is {@code caller(...).and(server(...)).privateTo(t)}
+   * (the same subjects). Two sides private to different tokens give the user both tokens' inboxes
+   * and probes.
    */
   public NatsPermissions and(NatsPermissions other) {
     Objects.requireNonNull(other, "other");
@@ -135,7 +189,46 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
     publish.addAll(other.publishAllow);
     List<String> subscribe = new ArrayList<>(subscribeAllow);
     subscribe.addAll(other.subscribeAllow);
-    return new NatsPermissions(publish, subscribe);
+    NatsPermissions both = new NatsPermissions(publish, subscribe);
+    Set<String> tokens = new LinkedHashSet<>(privateTokens());
+    tokens.addAll(other.privateTokens());
+    return tokens.isEmpty() ? both : both.narrowedTo(List.copyOf(tokens));
+  }
+
+  /**
+   * Subscriptions to inboxes replaced by {@code tokens}' own inboxes (in place of the first, or
+   * last when there was none), and every probe entry, publish and subscribe, by {@code tokens}'
+   * probes.
+   */
+  private NatsPermissions narrowedTo(List<String> tokens) {
+    List<String> inboxes = new ArrayList<>();
+    List<String> probes = new ArrayList<>();
+    for (String token : tokens) {
+      inboxes.add(ProtocolTopics.privateInboxPrefix(token) + ">");
+      probes.add(ReceiverProbes.privatePrefix(token) + ">");
+    }
+    List<String> subscribe = replaced(subscribeAllow, ProtocolTopics.INBOX_PREFIX, inboxes);
+    return new NatsPermissions(
+        replaced(publishAllow, ReceiverProbes.SUBJECT_PREFIX, probes),
+        replaced(subscribe, ReceiverProbes.SUBJECT_PREFIX, probes));
+  }
+
+  /** {@code subjects} with those starting with {@code prefix} replaced by {@code with}. */
+  private static List<String> replaced(List<String> subjects, String prefix, List<String> with) {
+    List<String> out = new ArrayList<>();
+    boolean added = false;
+    for (String subject : subjects) {
+      if (!subject.startsWith(prefix)) {
+        out.add(subject);
+      } else if (!added) {
+        out.addAll(with);
+        added = true;
+      }
+    }
+    if (!added) {
+      out.addAll(with);
+    }
+    return out;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.alkdev.operations.transport.nats;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Registration;
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.Message;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.SubscribeOptions;
@@ -49,6 +50,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       replaces the dropped one; every subscription is made again on it before anything may
  *       publish on it.
  *   <li>Payload identities are not trusted ({@link #trustsPayloadIdentity()} is false).
+ *   <li>With a private token ({@link NatsOptions.Builder#privateToken}), callers on this connection
+ *       make their inboxes under {@code ops.inbox.<token>.} ({@link #inboxPrefix()}) and the
+ *       receiver probes are under {@code _OPS.RCV.<token>.}: subjects that {@link
+ *       NatsPermissions#privateTo} keeps to the user with that token.
  * </ul>
  *
  * <pre>{@code
@@ -66,9 +71,15 @@ public final class NatsPubSub implements PubSub {
   private final ScheduledExecutorService probeTimer;
   private final NatsConnector connector;
   private final ConnectionKeeper<NatsConnector.Link> keeper;
+  private final String inboxPrefix;
 
   private NatsPubSub(NatsOptions options) {
     this.options = options;
+    this.inboxPrefix =
+        options
+            .privateToken()
+            .map(ProtocolTopics::privateInboxPrefix)
+            .orElse(ProtocolTopics.INBOX_PREFIX);
     this.name = options.connectionName().orElse("nats") + "-" + INSTANCES.incrementAndGet();
     this.probeTimer =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("ops-" + name + "-probes-"));
@@ -143,6 +154,15 @@ public final class NatsPubSub implements PubSub {
               throw new IllegalArgumentException("Not a NATS queue group name: " + p);
             });
     return keeper.subscribe(topic, options, handler);
+  }
+
+  /**
+   * {@code ops.inbox.<token>.} with a private token ({@link NatsOptions.Builder#privateToken}),
+   * {@link ProtocolTopics#INBOX_PREFIX} without.
+   */
+  @Override
+  public String inboxPrefix() {
+    return inboxPrefix;
   }
 
   /** The smaller of the configured limit and the connected server's {@code max_payload}. */

@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
@@ -19,11 +20,24 @@ import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.CallOptions;
 import dev.alkdev.operations.protocol.PendingRequestMap;
+import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.PubSubFactory;
+import dev.alkdev.operations.pubsub.SubscribeOptions;
+import dev.alkdev.operations.transport.nats.internal.NatsPubSubFactory;
+import dev.alkdev.operations.transport.nats.internal.ReceiverProbes;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,13 +67,16 @@ import tools.jackson.databind.JsonNode;
  * {@link NatsPermissions} against a real {@code nats-server} configured with the users it writes: a
  * server serves and a caller calls; a caller, a server of other operations and an observer that try
  * to serve are refused by the server and receive nothing, while every call reaches the real server
- * exactly once; an observer lists nodes but cannot call. And the roles' subjects, the refusals of
- * patterns that are none, and the example of docs/nats.md.
+ * exactly once; an observer lists nodes but cannot call. With private tokens, callers call as
+ * before, and none can read another's replies or forge another's receiver probes. And the roles'
+ * subjects, the refusals of patterns that are none, private tokens and {@code and}, the factory's
+ * OPS_PRIVATE_TOKEN, and the example of docs/nats.md.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class NatsPermissionsTest {
   private static final String ECHO_NODE = "echo-node-1";
   private static final String BILLING_NODE = "billing-node-1";
+  private static final String PRIVATE_NODE = "private-node-1";
   // Quotes, a backslash and a dollar sign: the configuration must carry them as they are.
   private static final String ECHO_PASSWORD = "echo \"pw\" \\ $x";
   private static final int N = 40;
@@ -85,7 +102,19 @@ class NatsPermissionsTest {
                       .toConfig("billing-node", "billing-pw"),
                   NatsPermissions.caller(List.of("demo.*", "billing.*"))
                       .toConfig("shop", "shop-pw"),
-                  NatsPermissions.observer().toConfig("watcher", "watcher-pw")));
+                  NatsPermissions.observer().toConfig("watcher", "watcher-pw"),
+                  // Every user of the private-token tests has its own token.
+                  NatsPermissions.server(List.of("demo.echo"), Optional.of(PRIVATE_NODE))
+                      .privateTo("node-1")
+                      .toConfig("private-node", "node-pw"),
+                  NatsPermissions.caller(List.of("demo.*"))
+                      .privateTo("alice")
+                      .toConfig("alice", "alice-pw"),
+                  NatsPermissions.caller(List.of("demo.*"))
+                      .privateTo("bob")
+                      .toConfig("bob", "bob-pw"),
+                  // Everything allowed: watches subjects, as a test's eyes.
+                  "{ user: \"admin\", password: \"admin-pw\" }"));
       // The transport logs what the server refuses it ("NATS server error: ..."), by connection.
       connectorLog = (Logger) LoggerFactory.getLogger(NatsConnector.class);
       log.start();
@@ -103,6 +132,16 @@ class NatsPermissionsTest {
           NatsOptions.builder(server.url())
               .connectionName(name)
               .userPassword(user, password.toCharArray())
+              .build());
+    }
+
+    /** A transport with a private token, as {@code OPS_PRIVATE_TOKEN} would give it. */
+    private NatsPubSub connectPrivate(String user, String password, String token) {
+      return NatsPubSub.connect(
+          NatsOptions.builder(server.url())
+              .connectionName(user)
+              .userPassword(user, password.toCharArray())
+              .privateToken(token)
               .build());
     }
 
@@ -276,6 +315,280 @@ class NatsPermissionsTest {
       }
     }
 
+    // ---------------------------------------------------------------- private tokens
+
+    @Test
+    void privateCallersCallThroughTheCatalogAndTheQueueGroupOnTheirOwnInboxes() throws Exception {
+      try (Counting real = new Counting(false);
+          NatsPubSub nodeSide = connectPrivate("private-node", "node-pw", "node-1");
+          ServingNode node =
+              ServingNode.builder(real.registry, nodeSide).nodeId(PRIVATE_NODE).start();
+          Raw admin = new Raw("admin", "admin-pw");
+          NatsPubSub aliceSide = connectPrivate("alice", "alice-pw", "alice");
+          RemoteCatalog aliceCatalog = RemoteCatalog.create(aliceSide);
+          PendingRequestMap aliceCalls = PendingRequestMap.create(aliceSide);
+          NatsPubSub bobSide = connectPrivate("bob", "bob-pw", "bob");
+          RemoteCatalog bobCatalog = RemoteCatalog.create(bobSide);
+          PendingRequestMap bobCalls = PendingRequestMap.create(bobSide)) {
+        assertThat(aliceSide.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+        assertThat(bobSide.inboxPrefix()).isEqualTo("ops.inbox.bob.");
+        admin.subscribe("ops.inbox.>", Optional.empty());
+        admin.flush();
+        awaitNode(aliceCatalog, PRIVATE_NODE);
+        awaitNode(bobCatalog, PRIVATE_NODE);
+
+        List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+          // Half through the queue group, half routed to the node; alice 0.., bob 1000..
+          sent.add(
+              i % 2 == 0
+                  ? aliceCalls.call("demo.echo", Map.of("n", i))
+                  : aliceCatalog.call("demo.echo", Map.of("n", i)));
+          sent.add(
+              i % 2 == 0
+                  ? bobCalls.call("demo.echo", Map.of("n", 1000 + i))
+                  : bobCatalog.call("demo.echo", Map.of("n", 1000 + i)));
+        }
+        List<Integer> answered = new ArrayList<>();
+        for (CompletableFuture<ResponseEnvelope<JsonNode>> call : sent) {
+          answered.add(call.get(10, TimeUnit.SECONDS).data().get("n").asInt());
+        }
+        List<Integer> expected = new ArrayList<>(range(N));
+        range(N).forEach(i -> expected.add(1000 + i));
+        assertThat(answered).as("%d calls each, all answered", N).hasSize(2 * N);
+        assertThat(answered).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(real.echoed).hasSize(2 * N).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(aliceCatalog.stats(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS))
+            .singleElement()
+            .satisfies(s -> assertThat(s.answered()).isTrue());
+
+        // Every reply, hello and statistic went to an inbox of its caller's token.
+        admin.flush();
+        List<String> inboxes = admin.messages.stream().map(m -> m.getSubject()).toList();
+        assertThat(inboxes)
+            .allSatisfy(t -> assertThat(t).matches("ops\\.inbox\\.(alice|bob)\\.[0-9a-f]{32}"));
+        assertThat(inboxes.stream().filter(t -> t.startsWith("ops.inbox.alice.")).count())
+            .isGreaterThanOrEqualTo(N);
+        assertThat(inboxes.stream().filter(t -> t.startsWith("ops.inbox.bob.")).count())
+            .isGreaterThanOrEqualTo(N);
+        nodeSide.flush(WAIT);
+        aliceSide.flush(WAIT);
+        bobSide.flush(WAIT);
+        assertThat(lines("Permissions Violation"))
+            .as("the private roles allow everything these connections did")
+            .isEmpty();
+      }
+    }
+
+    @Test
+    void aPrivateCallerCanNeitherSubscribeToAnotherCallersInboxesNorReadItsReplies()
+        throws Exception {
+      try (Counting real = new Counting(false);
+          NatsPubSub nodeSide = connectPrivate("private-node", "node-pw", "node-1");
+          ServingNode node =
+              ServingNode.builder(real.registry, nodeSide).nodeId(PRIVATE_NODE).start();
+          Raw admin = new Raw("admin", "admin-pw");
+          Raw alice = new Raw("alice", "alice-pw");
+          NatsPubSub aliceSide = connectPrivate("alice", "alice-pw", "alice");
+          NatsPubSub bobSide = connectPrivate("bob", "bob-pw", "bob");
+          RemoteCatalog bobCatalog = RemoteCatalog.create(bobSide);
+          PendingRequestMap bobCalls = PendingRequestMap.create(bobSide)) {
+        admin.subscribe("ops.inbox.bob.>", Optional.empty());
+        admin.flush();
+        awaitNode(bobCatalog, PRIVATE_NODE);
+        assertThat(bobCalls.call("demo.echo", Map.of("n", -1)).get(10, TimeUnit.SECONDS).data())
+            .isNotNull();
+        // One of bob's real inboxes, as a server (or a watcher of the broker) would see it.
+        String bobInbox = admin.messages.stream().findFirst().orElseThrow().getSubject();
+        assertThat(bobInbox).startsWith("ops.inbox.bob.");
+        String shared = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+
+        // Every way alice could listen on bob's inboxes, and on an inbox without a token.
+        List<String> refused =
+            List.of("ops.inbox.bob.>", "ops.inbox.>", "ops.inbox.*", bobInbox, shared);
+        refused.forEach(subject -> alice.subscribe(subject, Optional.empty()));
+        assertThat(alice.awaitErrors(refused.size()))
+            .hasSize(refused.size())
+            .allSatisfy(e -> assertThat(e).contains("Permissions Violation for Subscription"));
+        // And through the transport itself.
+        AtomicInteger aliceGot = new AtomicInteger();
+        for (String subject : List.of(bobInbox, shared)) {
+          aliceSide.subscribe(
+              subject, SubscribeOptions.defaults(), m -> aliceGot.incrementAndGet());
+        }
+        assertThat(awaitLines("alice-", 2))
+            .anySatisfy(l -> assertThat(l).contains("Subscription to \"" + bobInbox + "\""))
+            .anySatisfy(l -> assertThat(l).contains("Subscription to \"" + shared + "\""));
+
+        int seenBefore = admin.messages.size();
+        List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+          sent.add(
+              i % 2 == 0
+                  ? bobCalls.call("demo.echo", Map.of("n", i))
+                  : bobCatalog.call("demo.echo", Map.of("n", i)));
+        }
+        for (int i = 0; i < N; i++) {
+          assertThat(sent.get(i).get(10, TimeUnit.SECONDS).data().get("n").asInt()).isEqualTo(i);
+        }
+        admin.flush();
+        assertThat(admin.messages.size() - seenBefore)
+            .as("bob's %d replies went to bob's inboxes", N)
+            .isGreaterThanOrEqualTo(N);
+        alice.flush();
+        aliceSide.flush(WAIT);
+        assertThat(alice.received).as("alice's plain connection").hasValue(0);
+        assertThat(aliceGot).as("alice's transport").hasValue(0);
+      }
+    }
+
+    @Test
+    void aPrivateCallerCannotForgeAnotherConnectionsProbesAndCountingStillWorks() throws Exception {
+      try (Counting real = new Counting(false);
+          NatsPubSub nodeSide = connectPrivate("private-node", "node-pw", "node-1");
+          ServingNode node =
+              ServingNode.builder(real.registry, nodeSide).nodeId(PRIVATE_NODE).start();
+          Raw requests = new Raw("admin", "admin-pw");
+          Raw probes = new Raw("admin", "admin-pw");
+          Raw alice = new Raw("alice", "alice-pw");
+          Wire aliceWire = new Wire("alice", "alice-pw");
+          Wire shopWire = new Wire("shop", "shop-pw");
+          NatsPubSub aliceSide = connectPrivate("alice", "alice-pw", "alice");
+          PendingRequestMap aliceCalls = PendingRequestMap.create(aliceSide);
+          NatsPubSub bobSide = connectPrivate("bob", "bob-pw", "bob");
+          PendingRequestMap bobCalls = PendingRequestMap.create(bobSide)) {
+        nodeSide.flush(WAIT);
+        // A copy of each request, to read its reply subject: the probe of that publish.
+        requests.subscribe("ops.req.demo.echo", Optional.empty());
+        probes.subscribe("_OPS.RCV.bob.>", Optional.empty());
+        requests.flush();
+        probes.flush();
+        assertThat(bobCalls.call("demo.echo", Map.of("n", -1)).get(10, TimeUnit.SECONDS).data())
+            .isNotNull();
+        String probe = requests.messages.stream().findFirst().orElseThrow().getReplyTo();
+        assertThat(probe).matches("_OPS\\.RCV\\.bob\\.[A-Za-z0-9]+\\.p\\.\\d+");
+
+        // alice cannot publish there: not a no-responders status, not a marker.
+        assertThat(aliceWire.noResponders(probe))
+            .singleElement()
+            .asString()
+            .contains("Permissions Violation for Publish to \"" + probe + "\"");
+        alice.publish("_OPS.RCV.bob.x.m.1");
+        assertThat(alice.awaitErrors(1))
+            .singleElement()
+            .asString()
+            .contains("Permissions Violation for Publish to \"_OPS.RCV.bob.x.m.1\"");
+        // What alice is spared: a user with the shared _OPS.RCV.> can, and the status arrives on
+        // bob's probe subject as the server's own would.
+        assertThat(shopWire.noResponders(probe)).isEmpty();
+        long end = System.nanoTime() + WAIT.toNanos();
+        while (onSubject(probes, probe).isEmpty() && System.nanoTime() < end) {
+          Thread.sleep(10);
+        }
+        probes.flush();
+        assertThat(onSubject(probes, probe))
+            .as("the forged status of shop only; alice's never left the server")
+            .singleElement()
+            .satisfies(
+                m -> {
+                  assertThat(m.isStatusMessage()).isTrue();
+                  assertThat(m.getStatus().getCode()).isEqualTo(503);
+                });
+
+        // The transport's own receiver counting works for both: a request nobody serves fails at
+        // once with NO_RESPONDERS, a served one is answered.
+        for (PendingRequestMap calls : List.of(aliceCalls, bobCalls)) {
+          long start = System.nanoTime();
+          assertThat(failure(calls.call("demo.nobody", Map.of("n", 0))).code())
+              .isEqualTo(ErrorCode.NO_RESPONDERS);
+          assertThat(Duration.ofNanos(System.nanoTime() - start))
+              .as("well before the 30 s deadline")
+              .isLessThan(Duration.ofSeconds(3));
+          for (int i = 0; i < 10; i++) {
+            assertThat(calls.call("demo.echo", Map.of("n", i)).get(10, TimeUnit.SECONDS).data())
+                .isNotNull();
+          }
+        }
+        assertThat(real.echoed).as("bob's first call and 10 each").hasSize(21);
+      }
+    }
+
+    private static List<io.nats.client.Message> onSubject(Raw raw, String subject) {
+      return raw.messages.stream().filter(m -> m.getSubject().equals(subject)).toList();
+    }
+
+    /**
+     * The NATS protocol spoken by hand, to publish what jnats would not: a no-responders status
+     * ({@code NATS/1.0 503}), as nats-server sends a requester nobody answers.
+     */
+    private final class Wire implements AutoCloseable {
+      private final Socket socket;
+      private final BufferedReader in;
+      private final OutputStream out;
+
+      Wire(String user, String password) throws IOException {
+        socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", server.port()), 2_000);
+        socket.setSoTimeout((int) WAIT.toMillis());
+        in =
+            new BufferedReader(
+                new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+        out = socket.getOutputStream();
+        assertThat(in.readLine()).startsWith("INFO ");
+        send(
+            "CONNECT {\"verbose\":false,\"pedantic\":false,\"headers\":true,\"protocol\":1,"
+                + "\"user\":\""
+                + user
+                + "\",\"pass\":\""
+                + password
+                + "\"}\r\n");
+        assertThat(roundTrip()).as("connected as %s", user).isEmpty();
+      }
+
+      /** Publishes a no-responders status to {@code subject}; the server's errors meanwhile. */
+      List<String> noResponders(String subject) throws IOException {
+        String headers = "NATS/1.0 503\r\n\r\n";
+        send(
+            "HPUB "
+                + subject
+                + " "
+                + headers.length()
+                + " "
+                + headers.length()
+                + "\r\n"
+                + headers
+                + "\r\n");
+        return roundTrip();
+      }
+
+      /** A PING, and the server's errors until its PONG. */
+      private List<String> roundTrip() throws IOException {
+        send("PING\r\n");
+        List<String> errors = new ArrayList<>();
+        String line;
+        while ((line = in.readLine()) != null) {
+          if (line.equals("PONG")) {
+            return errors;
+          } else if (line.startsWith("-ERR")) {
+            errors.add(line);
+          } else if (line.equals("PING")) {
+            send("PONG\r\n");
+          }
+        }
+        throw new IOException("the server closed the connection; errors: " + errors);
+      }
+
+      private void send(String text) throws IOException {
+        out.write(text.getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+      }
+
+      @Override
+      public void close() throws IOException {
+        socket.close();
+      }
+    }
+
     /** The transport's log lines about the server's errors, of connections named so. */
     private List<String> lines(String containing) {
       synchronized (log) {
@@ -304,6 +617,7 @@ class NatsPermissionsTest {
     private final class Raw implements AutoCloseable {
       final LinkedBlockingQueue<String> errors = new LinkedBlockingQueue<>();
       final AtomicInteger received = new AtomicInteger();
+      final ConcurrentLinkedQueue<io.nats.client.Message> messages = new ConcurrentLinkedQueue<>();
       private final Connection connection;
       private final Dispatcher dispatcher;
 
@@ -329,10 +643,24 @@ class NatsPermissionsTest {
         // With a handler of its own each time: jnats keeps one default-handler subscription per
         // subject, and would not send a second one (a queue one) for the same subject.
         if (queue.isPresent()) {
-          dispatcher.subscribe(subject, queue.get(), m -> received.incrementAndGet());
+          dispatcher.subscribe(subject, queue.get(), this::receive);
         } else {
-          dispatcher.subscribe(subject, m -> received.incrementAndGet());
+          dispatcher.subscribe(subject, this::receive);
         }
+      }
+
+      private void receive(io.nats.client.Message message) {
+        messages.add(message);
+        received.incrementAndGet();
+      }
+
+      void publish(String subject) {
+        connection.publish(subject, new byte[0]);
+      }
+
+      /** A round trip: the server has handled everything sent before, and delivered to us. */
+      void flush() throws Exception {
+        connection.flush(WAIT);
       }
 
       /** The errors heard, once {@code count} have come or the wait is over. */
@@ -450,6 +778,144 @@ class NatsPermissionsTest {
     assertThat(both.subscribeAllow()).contains("ops.req.billing.> ops.servers", "ops.inbox.>");
   }
 
+  @Test
+  void privateToKeepsTheUserToItsOwnInboxesAndProbes() {
+    assertThat(NatsPermissions.caller(List.of("billing.*")).privateTo("alice"))
+        .isEqualTo(
+            new NatsPermissions(
+                List.of(
+                    "ops.req.billing.>",
+                    "ops.node.*.req.billing.>",
+                    "ops.ctl",
+                    "ops.nodes",
+                    "ops.node.*.specs",
+                    "_OPS.RCV.alice.>"),
+                List.of("ops.inbox.alice.>", "ops.nodes", "_OPS.RCV.alice.>")));
+    // A server still answers every inbox; it may read its own (and so keeps the token).
+    assertThat(NatsPermissions.server(List.of("billing.*"), Optional.of("b-1")).privateTo("b1"))
+        .isEqualTo(
+            new NatsPermissions(
+                List.of("ops.inbox.>", "ops.nodes", "_OPS.RCV.b1.>"),
+                List.of(
+                    "ops.req.billing.> ops.servers",
+                    "ops.node.b-1.req.billing.>",
+                    "ops.ctl",
+                    "ops.nodes",
+                    "ops.node.b-1.specs",
+                    "_OPS.RCV.b1.>",
+                    "ops.inbox.b1.>")));
+    assertThat(NatsPermissions.observer().privateTo("w_1"))
+        .isEqualTo(
+            new NatsPermissions(
+                List.of("ops.nodes", "ops.node.*.specs", "_OPS.RCV.w_1.>"),
+                List.of("ops.inbox.w_1.>", "ops.nodes", "_OPS.RCV.w_1.>")));
+    assertThat(NatsPermissions.observer().privateTokens()).isEmpty();
+    assertThat(NatsPermissions.observer().privateTo("a").privateTokens()).containsExactly("a");
+    // Narrowed again: to the last token only.
+    assertThat(NatsPermissions.observer().privateTo("a").privateTo("b"))
+        .isEqualTo(NatsPermissions.observer().privateTo("b"));
+    // The transport's own names.
+    assertThat(ProtocolTopics.privateInboxPrefix("alice") + ">").isEqualTo("ops.inbox.alice.>");
+    assertThat(ReceiverProbes.privatePrefix("alice") + ">").isEqualTo("_OPS.RCV.alice.>");
+
+    for (String bad : List.of("", "a.b", "a b", "*", ">", "a>", "ü", "x".repeat(65))) {
+      assertThatThrownBy(() -> NatsPermissions.observer().privateTo(bad), bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("private token");
+      assertThatThrownBy(() -> NatsOptions.builder("nats://127.0.0.1:4222").privateToken(bad), bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(NatsOptions.builder("nats://127.0.0.1:4222").build().privateToken()).isEmpty();
+    assertThat(NatsOptions.builder("nats://127.0.0.1:4222").privateToken("x".repeat(64)).build())
+        .satisfies(o -> assertThat(o.privateToken()).contains("x".repeat(64)));
+  }
+
+  @Test
+  void andIsPrivateWhicheverSideWasAndInEitherOrder() {
+    NatsPermissions server = NatsPermissions.server(List.of("billing.*"), Optional.of("b-1"));
+    NatsPermissions caller = NatsPermissions.caller(List.of("stock.reserve"));
+    List<NatsPermissions> ways =
+        List.of(
+            server.and(caller).privateTo("t"),
+            server.privateTo("t").and(caller),
+            server.and(caller.privateTo("t")),
+            caller.privateTo("t").and(server),
+            caller.and(server.privateTo("t")),
+            server.privateTo("t").and(caller.privateTo("t")));
+    NatsPermissions first = ways.get(0);
+    for (NatsPermissions way : ways) {
+      assertThat(way.publishAllow()).containsExactlyInAnyOrderElementsOf(first.publishAllow());
+      assertThat(way.subscribeAllow()).containsExactlyInAnyOrderElementsOf(first.subscribeAllow());
+      assertThat(way.privateTokens()).containsExactly("t");
+    }
+    assertThat(first.subscribeAllow())
+        .contains("ops.inbox.t.>", "_OPS.RCV.t.>", "ops.req.billing.> ops.servers")
+        .doesNotContain("ops.inbox.>", "_OPS.RCV.>");
+    assertThat(first.publishAllow())
+        .as("the server still answers every inbox")
+        .contains("ops.inbox.>", "_OPS.RCV.t.>", "ops.req.stock.reserve")
+        .doesNotContain("_OPS.RCV.>");
+    // Two tokens: the user has both.
+    NatsPermissions two = caller.privateTo("a").and(NatsPermissions.observer().privateTo("b"));
+    assertThat(two.privateTokens()).containsExactly("a", "b");
+    assertThat(two.subscribeAllow())
+        .contains("ops.inbox.a.>", "ops.inbox.b.>", "_OPS.RCV.a.>", "_OPS.RCV.b.>")
+        .doesNotContain("ops.inbox.>", "_OPS.RCV.>");
+    // Without tokens, and() is what it was.
+    assertThat(server.and(caller).privateTokens()).isEmpty();
+    assertThat(server.and(caller).subscribeAllow()).contains("ops.inbox.>", "_OPS.RCV.>");
+  }
+
+  @Test
+  void theFactoryTakesOpsPrivateTokenAndWritesPrivateUsers() throws Exception {
+    NatsPubSubFactory factory = new NatsPubSubFactory();
+    String config =
+        factory
+            .brokerUser(
+                new PubSubFactory.BrokerGrant(
+                    "nats",
+                    java.util.Set.of(PubSubFactory.BrokerGrant.Role.CALLER),
+                    List.of("demo.*"),
+                    Optional.empty(),
+                    Optional.of("alice"),
+                    "alice",
+                    "alice-pw"))
+            .orElseThrow();
+    assertThat(config)
+        .isEqualTo(
+            NatsPermissions.caller(List.of("demo.*"))
+                .privateTo("alice")
+                .toConfig("alice", "alice-pw"));
+    assertThatThrownBy(
+            () ->
+                factory.connect(
+                    new PubSubFactory.Target(
+                        "nats",
+                        "nats://127.0.0.1:4222",
+                        Duration.ofSeconds(1),
+                        Map.of("OPS_PRIVATE_TOKEN", "not.one"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("OPS_PRIVATE_TOKEN: ")
+        .hasMessageContaining("'not.one'");
+    try (NatsServer server = NatsServer.start();
+        PubSub pubsub =
+            factory
+                .connect(
+                    new PubSubFactory.Target(
+                        "nats",
+                        server.url(),
+                        Duration.ofSeconds(5),
+                        Map.of("OPS_PRIVATE_TOKEN", "alice")))
+                .orElseThrow();
+        PubSub shared =
+            factory
+                .connect(PubSubFactory.Target.of("nats", server.url(), Duration.ofSeconds(5)))
+                .orElseThrow()) {
+      assertThat(pubsub.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+      assertThat(shared.inboxPrefix()).isEqualTo(ProtocolTopics.INBOX_PREFIX);
+    }
+  }
+
   /**
    * docs/nats.md shows the configuration the example's code writes (between the markers), and
    * nats-server takes it.
@@ -480,6 +946,46 @@ class NatsPermissionsTest {
                     .userPassword("shop", "shop-secret".toCharArray())
                     .build())) {
       assertThat(shopSide.isConnected()).isTrue();
+    }
+  }
+
+  /**
+   * docs/nats.md's private-token example: the user entry is what the code writes, nats-server takes
+   * it, and a connection given the token calls on its own inbox and probes, with no violation.
+   */
+  @Test
+  void theDocsPrivateTokenExampleIsWhatTheCodeWritesAndWorks(@TempDir Path dir) throws Exception {
+    // snippet: private-user
+    String alice =
+        NatsPermissions.caller(List.of("billing.charge"))
+            .privateTo("alice")
+            .toConfig("alice", "alice-secret");
+    // end-snippet
+    String doc = Files.readString(REPO.resolve("docs/nats.md"));
+    Matcher shown =
+        Pattern.compile(
+                "<!-- generated: NatsPermissionsTest#private-user -->\\s*```\\n(.*?)```",
+                Pattern.DOTALL)
+            .matcher(doc);
+    assertThat(shown.find()).as("docs/nats.md has the generated block").isTrue();
+    assertThat(shown.group(1)).isEqualTo(alice + "\n");
+
+    try (NatsServer server = NatsServer.startWithUsers(dir, List.of(alice))) {
+      String url = server.url();
+      // snippet: private-options
+      NatsOptions options =
+          NatsOptions.builder(url)
+              .userPassword("alice", "alice-secret".toCharArray())
+              .privateToken("alice") // ops: OPS_PRIVATE_TOKEN=alice
+              .build();
+      // end-snippet
+      try (NatsPubSub aliceSide = NatsPubSub.connect(options);
+          PendingRequestMap calls = PendingRequestMap.create(aliceSide)) {
+        assertThat(aliceSide.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+        // Nobody serves billing.charge here: the probe says so at once, on alice's own subject.
+        assertThat(failure(calls.call("billing.charge", Map.of("n", 1))).code())
+            .isEqualTo(ErrorCode.NO_RESPONDERS);
+      }
     }
   }
 

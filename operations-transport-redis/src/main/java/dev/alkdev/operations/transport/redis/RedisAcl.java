@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The Redis ACL (Redis 7 or later) of one user, for one role of the call protocol: the commands,
@@ -46,6 +48,10 @@ import java.util.Set;
  * scripts (EVALSHA, and EVAL after a {@code SCRIPT FLUSH}), one for the commands those scripts run
  * on the queue-group registry. Redis checks every command a script runs against the user's rules,
  * so a caller that may run the publish script still cannot join a group.
+ *
+ * <p>{@link #privateTo privateTo(token)} keeps a user to its own inboxes, where its transports are
+ * given the same private token ({@link RedisOptions.Builder#privateToken}): then no user reads
+ * another's replies.
  *
  * <pre>{@code
  * String line = RedisAcl.server(List.of("billing.*"), Optional.of("billing-1"))
@@ -91,6 +97,18 @@ public record RedisAcl(Rules root, List<Rules> selectors) {
       List.of("+smembers", "+sadd", "+lpos", "+lpush", "+pexpire", "+lrem", "+llen", "+srem");
 
   private static final String INBOXES = "&" + ProtocolTopics.INBOX_PREFIX + "*";
+
+  /** Every channel rule among inboxes starts with this. */
+  private static final String ANY_INBOX_RULE = "&" + ProtocolTopics.INBOX_PREFIX;
+
+  /** The rule {@link #privateTo} leaves a user among inboxes: its own, naming its token. */
+  private static final Pattern PRIVATE_INBOXES =
+      Pattern.compile(Pattern.quote(ANY_INBOX_RULE) + "([A-Za-z0-9_-]{1,64})\\.\\*");
+
+  /** Commands that subscribe: rules holding one of them and an inbox pattern read inboxes. */
+  private static final Set<String> SUBSCRIBING =
+      Set.of("+subscribe", "+psubscribe", "+ssubscribe", "+@pubsub", "+@all");
+
   private static final String NODES = "&" + ProtocolTopics.NODES;
   private static final String CONTROL = "&" + ProtocolTopics.CONTROL;
   private static final String ANY_NODE_SPECS = "&" + ProtocolTopics.NODE_PREFIX + "*.specs";
@@ -204,16 +222,105 @@ public record RedisAcl(Rules root, List<Rules> selectors) {
   }
 
   /**
+   * This ACL for a user whose transports have the private token {@code token} ({@link
+   * RedisOptions.Builder#privateToken}, {@code OPS_PRIVATE_TOKEN} for {@code ops}): among inboxes
+   * it may subscribe to its own only, {@code &ops.inbox.<token>.*}. Everything else is as it was: a
+   * server still publishes replies to every inbox (its PUBLISH selector keeps {@code
+   * &ops.inbox.*}). When every user has its own token, none can read another's replies, nor learn
+   * from them the request ids to abort or keep alive.
+   *
+   * <p>The inbox rules replaced are those of the root rules, and of any selector that allows a
+   * subscribing command ({@code +subscribe}, {@code +psubscribe}, {@code +ssubscribe}, {@code
+   * +@pubsub}, {@code +@all}); broader channel rules (a hand-written {@code &*}) are left as they
+   * are. The user may subscribe to its own inboxes even if this ACL had none (a server alone): that
+   * reads nothing of anybody else's, and keeps the token for {@link #and}.
+   *
+   * @param token 1 to 64 ASCII letters, digits, '_' or '-', as the transport's option takes it
+   * @throws IllegalArgumentException if it is not
+   */
+  public RedisAcl privateTo(String token) {
+    Objects.requireNonNull(token, "token");
+    ProtocolTopics.privateInboxPrefix(token); // checks it
+    return narrowedTo(List.of(token));
+  }
+
+  /**
+   * The private tokens this ACL is narrowed to ({@link #privateTo}): empty when the user may read
+   * every inbox, more than one only after {@link #and} of ACLs private to different tokens.
+   */
+  public List<String> privateTokens() {
+    List<String> tokens = new ArrayList<>();
+    for (String channel : root.channels()) {
+      Matcher own = PRIVATE_INBOXES.matcher(channel);
+      if (own.matches()) {
+        tokens.add(own.group(1));
+      }
+    }
+    return List.copyOf(tokens);
+  }
+
+  /**
    * Everything this allows and everything {@code other} does, for one user with both roles: a
    * server whose handlers call other operations, say. Root rules are joined; selectors stay apart
    * unless they allow the same commands, so each role's commands still reach only its own keys (the
    * join script's commands only the served operations' registries).
+   *
+   * <p>A private token belongs to the user, not to a role: when either side is {@link #privateTo
+   * private to a token}, so is the result, whatever the order, so {@code
+   * caller(...).privateTo(t).and(server(...))} is {@code caller(...).and(server(...)).privateTo(t)}
+   * (the same rules). Two sides private to different tokens give the user both tokens' inboxes.
    */
   public RedisAcl and(RedisAcl other) {
     Objects.requireNonNull(other, "other");
     List<Rules> all = new ArrayList<>(selectors);
     all.addAll(other.selectors);
-    return new RedisAcl(root.and(other.root), all);
+    RedisAcl both = new RedisAcl(root.and(other.root), all);
+    Set<String> tokens = new LinkedHashSet<>(privateTokens());
+    tokens.addAll(other.privateTokens());
+    return tokens.isEmpty() ? both : both.narrowedTo(List.copyOf(tokens));
+  }
+
+  /**
+   * The root's inbox rules replaced by {@code tokens}' own inboxes (in place of the first, or last
+   * when there was none), and those of selectors that subscribe.
+   */
+  private RedisAcl narrowedTo(List<String> tokens) {
+    List<String> own = new ArrayList<>();
+    for (String token : tokens) {
+      own.add("&" + ProtocolTopics.privateInboxPrefix(token) + "*");
+    }
+    Rules narrowedRoot =
+        new Rules(root.commands(), root.keys(), replaced(root.channels(), own, true));
+    List<Rules> narrowed = new ArrayList<>();
+    for (Rules selector : selectors) {
+      narrowed.add(
+          selector.commands().stream().anyMatch(SUBSCRIBING::contains)
+              ? new Rules(
+                  selector.commands(), selector.keys(), replaced(selector.channels(), own, false))
+              : selector);
+    }
+    return new RedisAcl(narrowedRoot, narrowed);
+  }
+
+  /**
+   * {@code channels} with every inbox rule replaced by {@code own}; appended when there was none
+   * and {@code always}.
+   */
+  private static List<String> replaced(List<String> channels, List<String> own, boolean always) {
+    List<String> out = new ArrayList<>();
+    boolean added = false;
+    for (String channel : channels) {
+      if (!channel.startsWith(ANY_INBOX_RULE)) {
+        out.add(channel);
+      } else if (!added) {
+        out.addAll(own);
+        added = true;
+      }
+    }
+    if (!added && always) {
+      out.addAll(own);
+    }
+    return out;
   }
 
   /**

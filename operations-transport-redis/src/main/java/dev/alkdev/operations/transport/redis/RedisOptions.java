@@ -2,6 +2,7 @@ package dev.alkdev.operations.transport.redis;
 
 import static dev.alkdev.operations.transport.kit.Settings.positive;
 
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import io.lettuce.core.RedisURI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +39,7 @@ public final class RedisOptions {
   private final int maxReconnects;
   private final int maxMessageBytes;
   private final int maxPendingCommands;
+  private final Optional<String> privateToken;
 
   private RedisOptions(Builder b) {
     this.url = b.url;
@@ -52,6 +54,7 @@ public final class RedisOptions {
     this.maxReconnects = b.maxReconnects;
     this.maxMessageBytes = b.maxMessageBytes;
     this.maxPendingCommands = b.maxPendingCommands;
+    this.privateToken = b.privateToken;
   }
 
   /**
@@ -103,6 +106,15 @@ public final class RedisOptions {
   /** Commands (publishes) sent and not yet answered, beyond which publishes are refused. */
   public int maxPendingCommands() {
     return maxPendingCommands;
+  }
+
+  /**
+   * The transport's private token, when it has one ({@link Builder#privateToken}): its callers'
+   * inboxes are then {@code ops.inbox.<token>.<id>}, which {@link RedisAcl#privateTo} lets only the
+   * user with that token subscribe to.
+   */
+  public Optional<String> privateToken() {
+    return privateToken;
   }
 
   Optional<Path> trustedCertificates() {
@@ -176,6 +188,7 @@ public final class RedisOptions {
     private int maxReconnects = -1;
     private int maxMessageBytes = 1024 * 1024;
     private int maxPendingCommands = 65_536;
+    private Optional<String> privateToken = Optional.empty();
 
     private Builder(String url) {
       this.url = url;
@@ -287,6 +300,25 @@ public final class RedisOptions {
         throw new IllegalArgumentException("maxPendingCommands is 16 or more, was " + commands);
       }
       this.maxPendingCommands = commands;
+      return this;
+    }
+
+    /**
+     * Gives the transport a private token: its callers ({@code PendingRequestMap}, {@code
+     * RemoteCatalog}) make their inboxes under {@code ops.inbox.<token>.} ({@link
+     * RedisPubSub#inboxPrefix()}), so that a user whose ACL is {@link RedisAcl#privateTo
+     * privateTo(token)} can subscribe to its own replies and nobody else's. Give each user its own
+     * token (it names the user's channels; it is no secret, and no credential: the ACL does the
+     * protecting). Without one, inboxes are {@code ops.inbox.<id>}, open to every user allowed
+     * {@code &ops.inbox.*}.
+     *
+     * @param token 1 to 64 ASCII letters, digits, '_' or '-'
+     * @throws IllegalArgumentException if it is not
+     */
+    public Builder privateToken(String token) {
+      Objects.requireNonNull(token, "token");
+      ProtocolTopics.privateInboxPrefix(token); // checks it
+      this.privateToken = Optional.of(token);
       return this;
     }
 

@@ -64,6 +64,10 @@ import java.util.function.Consumer;
  *       {@code client-output-buffer-limit pubsub}, since one larger message would cut every
  *       subscriber.
  *   <li>Payload identities are not trusted ({@link #trustsPayloadIdentity()} is false).
+ *   <li>With a private token ({@link RedisOptions.Builder#privateToken}), callers on this transport
+ *       make their inboxes under {@code ops.inbox.<token>.} ({@link #inboxPrefix()}): channels that
+ *       {@link RedisAcl#privateTo} keeps to the user with that token. They are inboxes all the same
+ *       (plain PUBLISH, no queue groups).
  * </ul>
  */
 public final class RedisPubSub implements PubSub {
@@ -79,9 +83,15 @@ public final class RedisPubSub implements PubSub {
   private final ExecutorService completions;
   private final RedisConnector connector;
   private final ConnectionKeeper<RedisConnector.Subscriber> keeper;
+  private final String inboxPrefix;
 
   private RedisPubSub(RedisOptions options) {
     this.options = options;
+    this.inboxPrefix =
+        options
+            .privateToken()
+            .map(ProtocolTopics::privateInboxPrefix)
+            .orElse(ProtocolTopics.INBOX_PREFIX);
     this.name = options.connectionName().orElse("ops") + "-" + INSTANCES.incrementAndGet();
     ClientResources shared = resources();
     // The transport's own resources: the shared ones (D87), with all its connections on one of
@@ -182,7 +192,7 @@ public final class RedisPubSub implements PubSub {
                         + g
                         + "\": callers' inboxes ("
                         + ProtocolTopics.INBOX_PREFIX
-                        + "*) and serving nodes' own topics ("
+                        + "*, private ones included) and serving nodes' own topics ("
                         + ProtocolTopics.NODE_PREFIX
                         + "*) have one plain subscriber by the call protocol's rules, and the"
                         + " Redis transport publishes to them without its queue-group script,"
@@ -190,6 +200,15 @@ public final class RedisPubSub implements PubSub {
               }
             });
     return keeper.subscribe(topic, options, handler);
+  }
+
+  /**
+   * {@code ops.inbox.<token>.} with a private token ({@link RedisOptions.Builder#privateToken}),
+   * {@link ProtocolTopics#INBOX_PREFIX} without.
+   */
+  @Override
+  public String inboxPrefix() {
+    return inboxPrefix;
   }
 
   /** The smaller of the configured limit and the server's hard pub/sub output-buffer limit. */

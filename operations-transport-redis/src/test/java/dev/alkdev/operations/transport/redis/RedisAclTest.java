@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Handler;
+import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
@@ -15,7 +16,12 @@ import dev.alkdev.operations.discovery.ServingNode;
 import dev.alkdev.operations.envelope.ResponseEnvelope;
 import dev.alkdev.operations.protocol.CallHandler;
 import dev.alkdev.operations.protocol.PendingRequestMap;
+import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.pubsub.PubSub;
+import dev.alkdev.operations.pubsub.PubSubFactory;
+import dev.alkdev.operations.pubsub.SubscribeOptions;
 import dev.alkdev.operations.transport.redis.internal.Groups;
+import dev.alkdev.operations.transport.redis.internal.RedisPubSubFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
@@ -45,14 +52,16 @@ import tools.jackson.databind.JsonNode;
  * CONFIG GET; a caller, a server of other operations and an observer that try to serve are refused
  * by the server and receive nothing, while every call reaches the real server exactly once; an
  * observer lists nodes but cannot call; a caller of one operation cannot reach the group members of
- * another on the same node. And the roles' rules, the refusals of patterns that are none, and the
- * example of docs/redis.md.
+ * another on the same node. With private tokens, callers call as before, and none can subscribe to
+ * another's inboxes. And the roles' rules, the refusals of patterns that are none, private tokens
+ * and {@code and}, the factory's OPS_PRIVATE_TOKEN, and the example of docs/redis.md.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RedisAclTest {
   private static final String ECHO_NODE = "echo-node-1";
   private static final String BILLING_NODE = "billing-node-1";
   private static final String EVERY_NODE = "every-node-1";
+  private static final String PRIVATE_NODE = "private-node-1";
   private static final int N = 40;
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final Path REPO = Path.of(System.getProperty("ops.repo.dir", "..")).normalize();
@@ -79,7 +88,17 @@ class RedisAclTest {
                   RedisAcl.server(List.of("*"), Optional.of(EVERY_NODE))
                       .toAclSetuser("every-node", "every-pw"),
                   RedisAcl.caller(List.of("demo.*", "billing.*")).toAclSetuser("shop", "shop-pw"),
-                  RedisAcl.caller(List.of("demo.*")).toAclSetuser("demo-shop", "demo-pw")));
+                  RedisAcl.caller(List.of("demo.*")).toAclSetuser("demo-shop", "demo-pw"),
+                  // Every user of the private-token tests has its own token.
+                  RedisAcl.server(List.of("demo.echo"), Optional.of(PRIVATE_NODE))
+                      .privateTo("node-1")
+                      .toAclSetuser("private-node", "node-pw"),
+                  RedisAcl.caller(List.of("demo.*"))
+                      .privateTo("alice")
+                      .toAclSetuser("alice", "alice-pw"),
+                  RedisAcl.caller(List.of("demo.*"))
+                      .privateTo("bob")
+                      .toAclSetuser("bob", "bob-pw")));
       admin = Resp.connect(server.port(), RedisServer.ADMIN, RedisServer.ADMIN_PASSWORD);
       // The observer through ACL SETUSER, word by word as redis-cli would send the line.
       String[] words = RedisAcl.observer().toAclSetuser("watcher", "watcher-pw").split(" ");
@@ -98,6 +117,22 @@ class RedisAclTest {
               .connectionName(name)
               .credentials(user, password.toCharArray())
               .build());
+    }
+
+    /** A transport with a private token, as {@code OPS_PRIVATE_TOKEN} would give it. */
+    private RedisPubSub connectPrivate(String user, String password, String token) {
+      return RedisPubSub.connect(
+          RedisOptions.builder(server.url())
+              .connectionName(user)
+              .credentials(user, password.toCharArray())
+              .privateToken(token)
+              .build());
+    }
+
+    /** The inbox channels somebody is subscribed to, whose names start with {@code prefix}. */
+    private List<String> inboxChannels(String prefix) throws Exception {
+      return ((List<?>) admin.call("PUBSUB", "CHANNELS", prefix + "*"))
+          .stream().map(String.class::cast).sorted().toList();
     }
 
     @Test
@@ -314,6 +349,138 @@ class RedisAclTest {
       }
     }
 
+    // ---------------------------------------------------------------- private tokens
+
+    @Test
+    void privateCallersCallThroughTheCatalogAndTheQueueGroupOnTheirOwnInboxes() throws Exception {
+      try (Counting real = new Counting(false);
+          RedisPubSub nodeSide = connectPrivate("private-node", "node-pw", "node-1");
+          ServingNode node =
+              ServingNode.builder(real.registry, nodeSide).nodeId(PRIVATE_NODE).start();
+          RedisPubSub aliceSide = connectPrivate("alice", "alice-pw", "alice");
+          RemoteCatalog aliceCatalog = RemoteCatalog.create(aliceSide);
+          PendingRequestMap aliceCalls = PendingRequestMap.create(aliceSide);
+          RedisPubSub bobSide = connectPrivate("bob", "bob-pw", "bob");
+          RemoteCatalog bobCatalog = RemoteCatalog.create(bobSide);
+          PendingRequestMap bobCalls = PendingRequestMap.create(bobSide)) {
+        assertThat(aliceSide.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+        assertThat(bobSide.inboxPrefix()).isEqualTo("ops.inbox.bob.");
+        nodeSide.flush(WAIT);
+        awaitNode(aliceCatalog, PRIVATE_NODE);
+        awaitNode(bobCatalog, PRIVATE_NODE);
+        // The inboxes are the callers' own (a catalog's, the request maps'): named by their tokens.
+        aliceSide.flush(WAIT);
+        bobSide.flush(WAIT);
+        assertThat(inboxChannels("ops.inbox."))
+            .isNotEmpty()
+            .allSatisfy(c -> assertThat(c).matches("ops\\.inbox\\.(alice|bob)\\.[0-9a-f]{32}"));
+        assertThat(inboxChannels("ops.inbox.alice."))
+            .hasSizeGreaterThanOrEqualTo(2)
+            .hasSameSizeAs(inboxChannels("ops.inbox.bob."));
+
+        List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+          // Half through the queue group, half routed to the node; alice 0.., bob 1000..
+          sent.add(
+              i % 2 == 0
+                  ? aliceCalls.call("demo.echo", Map.of("n", i))
+                  : aliceCatalog.call("demo.echo", Map.of("n", i)));
+          sent.add(
+              i % 2 == 0
+                  ? bobCalls.call("demo.echo", Map.of("n", 1000 + i))
+                  : bobCatalog.call("demo.echo", Map.of("n", 1000 + i)));
+        }
+        List<Integer> answered = new ArrayList<>();
+        for (CompletableFuture<ResponseEnvelope<JsonNode>> call : sent) {
+          answered.add(call.get(10, TimeUnit.SECONDS).data().get("n").asInt());
+        }
+        List<Integer> expected = new ArrayList<>(range(N));
+        range(N).forEach(i -> expected.add(1000 + i));
+        assertThat(answered).as("%d calls each, all answered", N).hasSize(2 * N);
+        assertThat(answered).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(real.echoed).hasSize(2 * N).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(aliceCatalog.stats(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS))
+            .singleElement()
+            .satisfies(s -> assertThat(s.answered()).isTrue());
+
+        // Receivers are still counted: a request nobody serves fails at once.
+        for (PendingRequestMap calls : List.of(aliceCalls, bobCalls)) {
+          long start = System.nanoTime();
+          assertThat(failure(calls.call("demo.nobody", Map.of("n", 0))).code())
+              .isEqualTo(ErrorCode.NO_RESPONDERS);
+          assertThat(Duration.ofNanos(System.nanoTime() - start))
+              .as("well before the 30 s deadline")
+              .isLessThan(Duration.ofSeconds(3));
+        }
+        nodeSide.flush(WAIT);
+        aliceSide.flush(WAIT);
+        bobSide.flush(WAIT);
+      }
+      assertThat(refusals())
+          .as("every command the transports sent was allowed, but the optional CONFIG GET")
+          .allSatisfy(r -> assertThat(r).endsWith(" command config|get"));
+    }
+
+    @Test
+    void aPrivateCallerCanNeitherSubscribeToAnotherCallersInboxesNorReadItsReplies()
+        throws Exception {
+      try (Counting real = new Counting(false);
+          RedisPubSub nodeSide = connectPrivate("private-node", "node-pw", "node-1");
+          ServingNode node =
+              ServingNode.builder(real.registry, nodeSide).nodeId(PRIVATE_NODE).start();
+          Resp alice = Resp.connect(server.port(), "alice", "alice-pw");
+          RedisPubSub aliceSide = connectPrivate("alice", "alice-pw", "alice");
+          RedisPubSub bobSide = connectPrivate("bob", "bob-pw", "bob");
+          RemoteCatalog bobCatalog = RemoteCatalog.create(bobSide);
+          PendingRequestMap bobCalls = PendingRequestMap.create(bobSide)) {
+        nodeSide.flush(WAIT);
+        bobSide.flush(WAIT);
+        awaitNode(bobCatalog, PRIVATE_NODE);
+        // bob's real inboxes, as PUBSUB CHANNELS shows them to an administrator.
+        List<String> bobInboxes = inboxChannels("ops.inbox.bob.");
+        assertThat(bobInboxes).hasSizeGreaterThanOrEqualTo(2);
+        String shared = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
+
+        // Every way alice could listen on bob's inboxes, and on an inbox without a token.
+        for (String inbox : bobInboxes) {
+          assertNoPermission(alice.call("SUBSCRIBE", inbox));
+        }
+        assertNoPermission(alice.call("SUBSCRIBE", "ops.inbox.bob.x"));
+        assertNoPermission(alice.call("SUBSCRIBE", shared));
+        assertNoPermission(alice.call("PSUBSCRIBE", "ops.inbox.*"));
+        assertNoPermission(alice.call("PSUBSCRIBE", "ops.inbox.bob.*"));
+        // And through the transport itself: the server refuses, the transport ends them.
+        AtomicInteger aliceGot = new AtomicInteger();
+        for (String inbox : List.of(bobInboxes.get(0), shared)) {
+          aliceSide.subscribe(inbox, SubscribeOptions.defaults(), m -> aliceGot.incrementAndGet());
+        }
+        assertThatThrownBy(() -> aliceSide.flush(WAIT))
+            .as("the transport says what was refused")
+            .hasMessageContaining("ACL refused the subscription to ops.inbox.");
+        assertThat(inboxChannels("ops.inbox.")).as("nobody but bob listens").isEqualTo(bobInboxes);
+
+        List<CompletableFuture<ResponseEnvelope<JsonNode>>> sent = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+          sent.add(
+              i % 2 == 0
+                  ? bobCalls.call("demo.echo", Map.of("n", i))
+                  : bobCatalog.call("demo.echo", Map.of("n", i)));
+        }
+        for (int i = 0; i < N; i++) {
+          assertThat(sent.get(i).get(10, TimeUnit.SECONDS).data().get("n").asInt()).isEqualTo(i);
+        }
+        assertThat(real.echoed)
+            .as("bob's %d calls", N)
+            .containsExactlyInAnyOrderElementsOf(range(N));
+        assertThat(alice.poll(Duration.ofMillis(200))).as("pushed to alice's raw client").isEmpty();
+        assertThat(aliceGot).as("alice's transport").hasValue(0);
+        List<String> refusals = refusals();
+        // PSUBSCRIBE is no command of any role's.
+        assertThat(refusals).contains("alice channel " + shared, "alice command psubscribe");
+        bobInboxes.forEach(inbox -> assertThat(refusals).contains("alice channel " + inbox));
+      }
+    }
+
     /** What the ACL log holds: "user reason object" per entry (reason: command, key, channel). */
     private List<String> refusals() throws Exception {
       List<String> out = new ArrayList<>();
@@ -487,6 +654,163 @@ class RedisAclTest {
             });
   }
 
+  @Test
+  void privateToKeepsTheUserToItsOwnInboxes() {
+    RedisAcl caller = RedisAcl.caller(List.of("billing.*"));
+    RedisAcl alice = caller.privateTo("alice");
+    assertThat(alice.root().channels()).containsExactly("&ops.inbox.alice.*", "&ops.nodes");
+    assertThat(alice.root().commands()).isEqualTo(caller.root().commands());
+    assertThat(alice.selectors()).as("what it publishes and runs").isEqualTo(caller.selectors());
+    assertThat(alice.privateTokens()).containsExactly("alice");
+    assertThat(caller.privateTokens()).isEmpty();
+    // A server still answers every inbox; it may subscribe to its own (and so keeps the token).
+    RedisAcl server = RedisAcl.server(List.of("demo.echo"), Optional.of("n-1"));
+    RedisAcl privateServer = server.privateTo("n1");
+    assertThat(privateServer.root().channels())
+        .containsExactly(
+            "&_ops.q.*:ops.req.demo.echo",
+            "&ops.node.n-1.req.demo.echo",
+            "&ops.ctl",
+            "&ops.nodes",
+            "&ops.node.n-1.specs",
+            "&ops.inbox.n1.*");
+    assertThat(privateServer.selectors()).isEqualTo(server.selectors());
+    assertThat(privateServer.selectors().get(0).channels()).contains("&ops.inbox.*");
+    assertThat(RedisAcl.observer().privateTo("w_1").toAclSetuser("o", "pw"))
+        .isEqualTo(
+            "ACL SETUSER o reset on"
+                + " #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 +ping"
+                + " +client|id +info +script|load +client|list +select +subscribe +unsubscribe"
+                + " &ops.inbox.w_1.* &ops.nodes (+publish &ops.nodes &ops.node.*.specs) (+evalsha"
+                + " +eval ~_ops:qg:ops.nodes) (+smembers %R~_ops:qg:ops.nodes)");
+    // Narrowed again: to the last token only.
+    assertThat(alice.privateTo("b")).isEqualTo(caller.privateTo("b"));
+    // A selector that subscribes is narrowed too; one that publishes is not.
+    RedisAcl handMade =
+        new RedisAcl(
+            new RedisAcl.Rules(List.of("+ping"), List.of(), List.of()),
+            List.of(
+                new RedisAcl.Rules(List.of("+subscribe"), List.of(), List.of("&ops.inbox.*")),
+                new RedisAcl.Rules(List.of("+publish"), List.of(), List.of("&ops.inbox.*"))));
+    assertThat(handMade.privateTo("t").selectors())
+        .extracting(RedisAcl.Rules::channels)
+        .containsExactly(List.of("&ops.inbox.t.*"), List.of("&ops.inbox.*"));
+
+    for (String bad : List.of("", "a.b", "a b", "*", "a?", "[ab]", "ü", "x".repeat(65))) {
+      assertThatThrownBy(() -> RedisAcl.observer().privateTo(bad), bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("private token");
+      assertThatThrownBy(() -> RedisOptions.builder("redis://127.0.0.1:6379").privateToken(bad))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(RedisOptions.builder("redis://127.0.0.1:6379").build().privateToken()).isEmpty();
+    assertThat(
+            RedisOptions.builder("redis://127.0.0.1:6379")
+                .privateToken("x".repeat(64))
+                .build()
+                .privateToken())
+        .contains("x".repeat(64));
+  }
+
+  @Test
+  void andIsPrivateWhicheverSideWasAndInEitherOrder() {
+    RedisAcl server = RedisAcl.server(List.of("billing.*"), Optional.of("b-1"));
+    RedisAcl caller = RedisAcl.caller(List.of("stock.reserve"));
+    List<RedisAcl> ways =
+        List.of(
+            server.and(caller).privateTo("t"),
+            server.privateTo("t").and(caller),
+            server.and(caller.privateTo("t")),
+            caller.privateTo("t").and(server),
+            caller.and(server.privateTo("t")),
+            server.privateTo("t").and(caller.privateTo("t")));
+    RedisAcl first = ways.get(0);
+    for (RedisAcl way : ways) {
+      assertThat(way.root().commands()).isEqualTo(first.root().commands());
+      assertThat(way.root().channels())
+          .containsExactlyInAnyOrderElementsOf(first.root().channels());
+      assertThat(way.selectors()).hasSameSizeAs(first.selectors());
+      for (RedisAcl.Rules selector : way.selectors()) {
+        RedisAcl.Rules same =
+            first.selectors().stream()
+                .filter(f -> f.commands().equals(selector.commands()))
+                .findFirst()
+                .orElseThrow();
+        assertThat(selector.keys()).containsExactlyInAnyOrderElementsOf(same.keys());
+        assertThat(selector.channels()).containsExactlyInAnyOrderElementsOf(same.channels());
+      }
+      assertThat(way.privateTokens()).containsExactly("t");
+    }
+    assertThat(first.root().channels())
+        .contains("&ops.inbox.t.*", "&_ops.q.*:ops.req.billing.*")
+        .doesNotContain("&ops.inbox.*");
+    assertThat(first.selectors().get(0).channels())
+        .as("the server still answers every inbox")
+        .contains("&ops.inbox.*", "&ops.req.stock.reserve");
+    // Two tokens: the user has both.
+    RedisAcl two = caller.privateTo("a").and(RedisAcl.observer().privateTo("b"));
+    assertThat(two.privateTokens()).containsExactly("a", "b");
+    assertThat(two.root().channels())
+        .contains("&ops.inbox.a.*", "&ops.inbox.b.*")
+        .doesNotContain("&ops.inbox.*");
+    // Without tokens, and() is what it was.
+    assertThat(server.and(caller).privateTokens()).isEmpty();
+    assertThat(server.and(caller).root().channels()).contains("&ops.inbox.*");
+  }
+
+  @Test
+  void theFactoryTakesOpsPrivateTokenAndWritesPrivateUsers() throws Exception {
+    RedisPubSubFactory factory = new RedisPubSubFactory();
+    String line =
+        factory
+            .brokerUser(
+                new PubSubFactory.BrokerGrant(
+                    "redis",
+                    java.util.Set.of(
+                        PubSubFactory.BrokerGrant.Role.CALLER,
+                        PubSubFactory.BrokerGrant.Role.SERVER),
+                    List.of("demo.*"),
+                    Optional.of("n-1"),
+                    Optional.of("alice"),
+                    "alice",
+                    "alice-pw"))
+            .orElseThrow();
+    assertThat(line)
+        .isEqualTo(
+            RedisAcl.caller(List.of("demo.*"))
+                .and(RedisAcl.server(List.of("demo.*"), Optional.of("n-1")))
+                .privateTo("alice")
+                .toAclSetuser("alice", "alice-pw"));
+    assertThatThrownBy(
+            () ->
+                factory.connect(
+                    new PubSubFactory.Target(
+                        "redis",
+                        "redis://127.0.0.1:6379",
+                        Duration.ofSeconds(1),
+                        Map.of("OPS_PRIVATE_TOKEN", "not.one"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("OPS_PRIVATE_TOKEN: ")
+        .hasMessageContaining("'not.one'");
+    try (RedisServer server = RedisServer.start();
+        PubSub pubsub =
+            factory
+                .connect(
+                    new PubSubFactory.Target(
+                        "redis",
+                        server.url(),
+                        Duration.ofSeconds(5),
+                        Map.of("OPS_PRIVATE_TOKEN", "alice")))
+                .orElseThrow();
+        PubSub shared =
+            factory
+                .connect(PubSubFactory.Target.of("redis", server.url(), Duration.ofSeconds(5)))
+                .orElseThrow()) {
+      assertThat(pubsub.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+      assertThat(shared.inboxPrefix()).isEqualTo(ProtocolTopics.INBOX_PREFIX);
+    }
+  }
+
   /**
    * docs/redis.md shows the lines the example's code writes (between the markers), and redis-server
    * takes them as an ACL file.
@@ -521,6 +845,48 @@ class RedisAclTest {
                     .credentials("shop", "shop-secret".toCharArray())
                     .build())) {
       assertThat(shopSide.isConnected()).isTrue();
+    }
+  }
+
+  /**
+   * docs/redis.md's private-token example: the line is what the code writes, redis-server takes it,
+   * and a transport given the token calls on its own inbox, with nothing refused.
+   */
+  @Test
+  void theDocsPrivateTokenExampleIsWhatTheCodeWritesAndWorks(@TempDir Path dir) throws Exception {
+    // snippet: private-user
+    String alice =
+        RedisAcl.caller(List.of("billing.charge"))
+            .privateTo("alice")
+            .toAclSetuser("alice", "alice-secret");
+    // end-snippet
+    String doc = Files.readString(REPO.resolve("docs/redis.md"));
+    Matcher shown =
+        Pattern.compile(
+                "<!-- generated: RedisAclTest#private-user -->\\s*```\\n(.*?)```", Pattern.DOTALL)
+            .matcher(doc);
+    assertThat(shown.find()).as("docs/redis.md has the generated block").isTrue();
+    assertThat(shown.group(1)).isEqualTo(alice + "\n");
+
+    Path file = dir.resolve("alice.acl");
+    Files.writeString(file, alice.replaceFirst("^ACL SETUSER", "user") + "\n");
+    try (RedisServer server = RedisServer.start("--aclfile", file.toString())) {
+      String url = server.url();
+      // snippet: private-options
+      RedisOptions options =
+          RedisOptions.builder(url)
+              .credentials("alice", "alice-secret".toCharArray())
+              .privateToken("alice") // ops: OPS_PRIVATE_TOKEN=alice
+              .build();
+      // end-snippet
+      try (RedisPubSub aliceSide = RedisPubSub.connect(options);
+          PendingRequestMap calls = PendingRequestMap.create(aliceSide)) {
+        aliceSide.flush(WAIT);
+        assertThat(aliceSide.inboxPrefix()).isEqualTo("ops.inbox.alice.");
+        // Nobody serves billing.charge here: the publish reaches nobody, and says so at once.
+        assertThat(failure(calls.call("billing.charge", Map.of("n", 1))).code())
+            .isEqualTo(ErrorCode.NO_RESPONDERS);
+      }
     }
   }
 

@@ -53,21 +53,29 @@ class RedisPlainPublishTest {
     try (RedisPubSub publisher = RedisPubSub.connect(RedisOptions.builder(server.url()).build());
         RedisPubSub subscriber = RedisPubSub.connect(RedisOptions.builder(server.url()).build())) {
       String inbox = ProtocolTopics.INBOX_PREFIX + "0123456789abcdef0123456789abcdef";
+      // A private token's inbox is an inbox all the same.
+      String privateInbox =
+          ProtocolTopics.privateInboxPrefix("alice") + "0123456789abcdef0123456789abcdef";
       String nodeRequest = ProtocolTopics.nodeRequest("n1", "billing.refund");
       RedisPubSubTest.Inbox received = new RedisPubSubTest.Inbox();
       subscriber.subscribe(inbox, SubscribeOptions.defaults(), received);
+      RedisPubSubTest.Inbox receivedPrivately = new RedisPubSubTest.Inbox();
+      subscriber.subscribe(privateInbox, SubscribeOptions.defaults(), receivedPrivately);
       subscriber.flush(WAIT);
       server.command("CONFIG", "RESETSTAT");
 
       assertThat(publisher.publish(inbox, bytes("reply")).get(5, TimeUnit.SECONDS))
           .as("the subscribed connection")
           .isEqualTo(1);
+      assertThat(publisher.publish(privateInbox, bytes("private")).get(5, TimeUnit.SECONDS))
+          .isEqualTo(1);
       assertThat(publisher.publish(nodeRequest, bytes("request")).get(5, TimeUnit.SECONDS))
           .as("nobody: the node is gone")
           .isZero();
       assertThat(received.texts(1)).containsExactly("reply");
+      assertThat(receivedPrivately.texts(1)).containsExactly("private");
       Map<String, Long> plain = calls();
-      assertThat(plain.getOrDefault("publish", 0L)).isEqualTo(2);
+      assertThat(plain.getOrDefault("publish", 0L)).isEqualTo(3);
       assertThat(plain.getOrDefault("evalsha", 0L)).isZero();
       assertThat(plain.getOrDefault("eval", 0L)).isZero();
 
@@ -87,6 +95,7 @@ class RedisPlainPublishTest {
       for (String topic :
           List.of(
               ProtocolTopics.INBOX_PREFIX + "abc",
+              ProtocolTopics.privateInboxPrefix("alice") + "abc",
               ProtocolTopics.nodeRequest("n1", "billing.refund"),
               ProtocolTopics.nodeSpecs("n1"))) {
         assertThatThrownBy(

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.transport.nats.internal;
 
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.transport.nats.NatsOptions;
@@ -17,9 +18,17 @@ import java.util.Optional;
  * commas ({@code nats://}, {@code tls://}; {@code user:password@} or {@code token@} in a URL as
  * jnats reads them), and credentials from the environment, so none is written on a command line:
  * {@code NATS_CREDS} (a credentials file), {@code NATS_NKEY} (a file holding an NKey seed), {@code
- * NATS_TOKEN}, or {@code NATS_USER} with {@code NATS_PASSWORD}.
+ * NATS_TOKEN}, or {@code NATS_USER} with {@code NATS_PASSWORD}. {@code OPS_PRIVATE_TOKEN}, when
+ * set, is the connection's private token ({@link NatsOptions.Builder#privateToken}): its inboxes
+ * and receiver probes are then the user's own, for a user whose permissions are {@link
+ * NatsPermissions#privateTo privateTo} the same token.
+ *
+ * <p>{@link #brokerUser} writes the permissions of a grant's roles, {@link
+ * NatsPermissions#privateTo private to} the grant's private token when it has one.
  */
 public final class NatsPubSubFactory implements PubSubFactory {
+  /** The environment variable holding the connection's private token. */
+  static final String PRIVATE_TOKEN = "OPS_PRIVATE_TOKEN";
 
   @Override
   public Optional<PubSub> connect(Target target) {
@@ -65,6 +74,7 @@ public final class NatsPubSubFactory implements PubSubFactory {
           "Give NATS credentials of one kind only; the environment sets "
               + String.join(", ", given));
     }
+    target.variable(PRIVATE_TOKEN).ifPresent(token -> options.privateToken(token(token)));
     return Optional.of(NatsPubSub.connect(options.build()));
   }
 
@@ -83,7 +93,21 @@ public final class NatsPubSubFactory implements PubSubFactory {
           };
       all = all == null ? one : all.and(one);
     }
+    if (grant.privateToken().isPresent()) {
+      all = all.privateTo(grant.privateToken().get());
+    }
     return Optional.of(all.toConfig(grant.user(), grant.password()));
+  }
+
+  /** The value of {@code OPS_PRIVATE_TOKEN}, checked: a wrong one names the variable. */
+  static String token(String value) {
+    String token = value.trim();
+    try {
+      ProtocolTopics.privateInboxPrefix(token);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(PRIVATE_TOKEN + ": " + e.getMessage(), e);
+    }
+    return token;
   }
 
   private static String[] urls(String url) {

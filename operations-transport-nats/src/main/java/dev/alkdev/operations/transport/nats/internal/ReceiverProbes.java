@@ -8,6 +8,7 @@ import io.nats.client.NUID;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -34,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReceiverProbes {
   /**
-   * Every connection's probe and marker subjects start with this, followed by a NUID of the
+   * Every connection's probe and marker subjects start with this, followed by the connection's
+   * private token and a dot when it has one ({@link #privatePrefix}), then a NUID of the
    * connection's own: broker permissions must allow it for publishing and subscribing ({@code
    * NatsPermissions}).
    */
@@ -72,15 +74,38 @@ public final class ReceiverProbes {
 
   /** Probes publishes on {@code connection}; {@code timer} sends the markers of quiet periods. */
   public ReceiverProbes(Connection connection, ScheduledExecutorService timer) {
+    this(connection, timer, Optional.empty());
+  }
+
+  /**
+   * Probes publishes on {@code connection} under {@link #privatePrefix privatePrefix(token)} when
+   * {@code privateToken} is given (a token {@code NatsOptions} checked), under {@link
+   * #SUBJECT_PREFIX} otherwise; {@code timer} sends the markers of quiet periods.
+   */
+  public ReceiverProbes(
+      Connection connection, ScheduledExecutorService timer, Optional<String> privateToken) {
     this.connection = connection;
     this.timer = timer;
-    String root = SUBJECT_PREFIX + NUID.nextGlobal() + ".";
+    String root =
+        privateToken.map(ReceiverProbes::privatePrefix).orElse(SUBJECT_PREFIX)
+            + NUID.nextGlobal()
+            + ".";
     this.probePrefix = root + "p.";
     this.markerPrefix = root + "m.";
     this.dispatcher = connection.createDispatcher(this::onReply);
     // A burst of 503s must never count as a slow consumer: these are tiny and handled at once.
     this.dispatcher.setPendingLimits(-1, -1);
     this.dispatcher.subscribe(root + ">");
+  }
+
+  /**
+   * Where the probes of connections given the private token {@code token} are: {@code
+   * _OPS.RCV.<token>.}, followed by each connection's NUID. A user allowed {@code
+   * _OPS.RCV.<token>.>} alone can neither read nor forge (a no-responders status, a marker) the
+   * probes of users with another token.
+   */
+  public static String privatePrefix(String token) {
+    return SUBJECT_PREFIX + token + ".";
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.alkdev.operations.transport.redis.internal;
 
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.transport.redis.RedisAcl;
@@ -13,9 +14,16 @@ import java.util.Optional;
  * rediss://} or {@code redis-sentinel://} URL (a password may be in it, as Lettuce reads it), and
  * credentials from the environment, so none is written on a command line: {@code REDIS_PASSWORD}
  * (with {@code REDIS_USERNAME} for an ACL user), and {@code REDIS_CA_CERT} (a PEM file of
- * certificates to trust for {@code rediss://}).
+ * certificates to trust for {@code rediss://}). {@code OPS_PRIVATE_TOKEN}, when set, is the
+ * transport's private token ({@link RedisOptions.Builder#privateToken}): its inboxes are then the
+ * user's own, for a user whose ACL is {@link RedisAcl#privateTo privateTo} the same token.
+ *
+ * <p>{@link #brokerUser} writes the ACL of a grant's roles, {@link RedisAcl#privateTo private to}
+ * the grant's private token when it has one.
  */
 public final class RedisPubSubFactory implements PubSubFactory {
+  /** The environment variable holding the transport's private token. */
+  static final String PRIVATE_TOKEN = "OPS_PRIVATE_TOKEN";
 
   @Override
   public Optional<String> brokerUser(BrokerGrant grant) {
@@ -31,6 +39,9 @@ public final class RedisPubSubFactory implements PubSubFactory {
             case OBSERVER -> RedisAcl.observer();
           };
       all = all == null ? one : all.and(one);
+    }
+    if (grant.privateToken().isPresent()) {
+      all = all.privateTo(grant.privateToken().get());
     }
     return Optional.of(all.toAclSetuser(grant.user(), grant.password()));
   }
@@ -55,6 +66,18 @@ public final class RedisPubSubFactory implements PubSubFactory {
       }
     }
     target.variable("REDIS_CA_CERT").ifPresent(file -> options.trustedCertificates(Path.of(file)));
+    target.variable(PRIVATE_TOKEN).ifPresent(token -> options.privateToken(token(token)));
     return Optional.of(RedisPubSub.connect(options.build()));
+  }
+
+  /** The value of {@code OPS_PRIVATE_TOKEN}, checked: a wrong one names the variable. */
+  static String token(String value) {
+    String token = value.trim();
+    try {
+      ProtocolTopics.privateInboxPrefix(token);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(PRIVATE_TOKEN + ": " + e.getMessage(), e);
+    }
+    return token;
   }
 }
