@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * Signs a serving node's announcements ({@code node.hello}) with an Ed25519 key the deployment gave
  * it, so that callers holding the matching public key ({@link TrustedNodes}) know who serves what
  * (docs/security.md, "Trusted nodes"; D103). The signature covers the node id, the digest of its
- * specs, the time of signing and the key id; every hello is signed afresh.
+ * specs, the time of signing and the key id; a node signs anew each minute and when its specs
+ * change.
  */
 public final class NodeSigner {
   private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_.:@-]{1,64}");

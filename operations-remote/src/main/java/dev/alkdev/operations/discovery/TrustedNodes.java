@@ -155,11 +155,14 @@ public final class TrustedNodes {
 
     /**
      * How old a signed hello may be when it arrives, either way of the caller's clock (5 minutes by
-     * default): a replayed old announcement is not believed.
+     * default): a replayed old announcement is not believed. At least 2 minutes: a node sends one
+     * proof for a minute before it signs anew, and clocks differ.
      */
     public Builder maxAge(Duration maxAge) {
-      if (maxAge.isNegative() || maxAge.isZero()) {
-        throw new IllegalArgumentException("maxAge must be positive, was " + maxAge);
+      if (maxAge.compareTo(Duration.ofMinutes(2)) < 0) {
+        throw new IllegalArgumentException(
+            "maxAge must be at least 2 minutes (a node re-sends one proof for a minute), was "
+                + maxAge);
       }
       this.maxAge = maxAge;
       return this;

@@ -270,6 +270,8 @@ class TrustedNodesTest {
         .hasMessageContaining("Say which operations billing may serve");
     assertThatThrownBy(() -> TrustedNodes.builder().key("billing", BILLING.getPublic(), "bil*"))
         .hasMessageContaining("'bil*' is not an operation pattern");
+    assertThatThrownBy(() -> TrustedNodes.builder().maxAge(Duration.ofSeconds(30)))
+        .hasMessageContaining("maxAge must be at least 2 minutes");
     assertThatThrownBy(() -> TrustedNodes.builder().brokerIdentity("anonymous", "*"))
         .hasMessageContaining("anonymous identity proves nothing");
     String pem = NodeKeys.toPem(BILLING.getPublic());
