@@ -1,11 +1,14 @@
 package dev.alkdev.operations.pubsub;
 
+import dev.alkdev.operations.protocol.ProtocolTopics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * Connects to a remote transport of one kind ({@code nats}, {@code redis}, {@code ws}) from a URL,
@@ -71,6 +74,20 @@ public interface PubSubFactory {
       Objects.requireNonNull(password, "password");
     }
 
+    /**
+     * The permissions of every role granted, each made by {@code ofRole} and joined with {@code
+     * and}, in the order CALLER, SERVER, OBSERVER: how a factory writes one user with several
+     * roles.
+     */
+    public <P> P combine(Function<Role, P> ofRole, BinaryOperator<P> and) {
+      P all = null;
+      for (Role role : roles) {
+        P one = ofRole.apply(role);
+        all = all == null ? one : and.apply(all, one);
+      }
+      return all;
+    }
+
     /** What a user does in the call protocol. */
     public enum Role {
       /** Calls the operations. */
@@ -108,6 +125,26 @@ public interface PubSubFactory {
     /** A target with no environment. */
     public static Target of(String kind, String url, Duration connectTimeout) {
       return new Target(kind, url, connectTimeout, Map.of());
+    }
+
+    /** The environment variable holding a connection's private token, read by every factory. */
+    public static final String PRIVATE_TOKEN_VARIABLE = "OPS_PRIVATE_TOKEN";
+
+    /**
+     * The private token {@link #PRIVATE_TOKEN_VARIABLE} gives ({@link PubSub#inboxPrefix()}), if
+     * set and not blank.
+     *
+     * @throws IllegalArgumentException naming the variable when it is no token ({@link
+     *     ProtocolTopics#privateInboxPrefix})
+     */
+    public Optional<String> privateToken() {
+      Optional<String> token = variable(PRIVATE_TOKEN_VARIABLE).map(String::trim);
+      try {
+        token.ifPresent(ProtocolTopics::privateInboxPrefix);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(PRIVATE_TOKEN_VARIABLE + ": " + e.getMessage(), e);
+      }
+      return token;
     }
 
     /** The environment variable {@code name}, if set and not blank. */

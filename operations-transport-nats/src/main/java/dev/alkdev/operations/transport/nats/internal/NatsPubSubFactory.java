@@ -1,6 +1,5 @@
 package dev.alkdev.operations.transport.nats.internal;
 
-import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.transport.nats.NatsOptions;
@@ -27,9 +26,6 @@ import java.util.Optional;
  * NatsPermissions#privateTo private to} the grant's private token when it has one.
  */
 public final class NatsPubSubFactory implements PubSubFactory {
-  /** The environment variable holding the connection's private token. */
-  static final String PRIVATE_TOKEN = "OPS_PRIVATE_TOKEN";
-
   @Override
   public Optional<PubSub> connect(Target target) {
     if (!target.kind().equals("nats")) {
@@ -74,7 +70,7 @@ public final class NatsPubSubFactory implements PubSubFactory {
           "Give NATS credentials of one kind only; the environment sets "
               + String.join(", ", given));
     }
-    target.variable(PRIVATE_TOKEN).ifPresent(token -> options.privateToken(token(token)));
+    target.privateToken().ifPresent(options::privateToken);
     return Optional.of(NatsPubSub.connect(options.build()));
   }
 
@@ -83,31 +79,17 @@ public final class NatsPubSubFactory implements PubSubFactory {
     if (!grant.kind().equals("nats")) {
       return Optional.empty();
     }
-    NatsPermissions all = null;
-    for (BrokerGrant.Role role : grant.roles()) {
-      NatsPermissions one =
-          switch (role) {
-            case CALLER -> NatsPermissions.caller(grant.operations());
-            case SERVER -> NatsPermissions.server(grant.operations(), grant.nodeId());
-            case OBSERVER -> NatsPermissions.observer();
-          };
-      all = all == null ? one : all.and(one);
-    }
-    if (grant.privateToken().isPresent()) {
-      all = all.privateTo(grant.privateToken().get());
-    }
+    NatsPermissions all =
+        grant.combine(
+            role ->
+                switch (role) {
+                  case CALLER -> NatsPermissions.caller(grant.operations());
+                  case SERVER -> NatsPermissions.server(grant.operations(), grant.nodeId());
+                  case OBSERVER -> NatsPermissions.observer();
+                },
+            NatsPermissions::and);
+    all = grant.privateToken().map(all::privateTo).orElse(all);
     return Optional.of(all.toConfig(grant.user(), grant.password()));
-  }
-
-  /** The value of {@code OPS_PRIVATE_TOKEN}, checked: a wrong one names the variable. */
-  static String token(String value) {
-    String token = value.trim();
-    try {
-      ProtocolTopics.privateInboxPrefix(token);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(PRIVATE_TOKEN + ": " + e.getMessage(), e);
-    }
-    return token;
   }
 
   private static String[] urls(String url) {

@@ -1,6 +1,5 @@
 package dev.alkdev.operations.transport.redis.internal;
 
-import dev.alkdev.operations.protocol.ProtocolTopics;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import dev.alkdev.operations.transport.redis.RedisAcl;
@@ -22,27 +21,21 @@ import java.util.Optional;
  * the grant's private token when it has one.
  */
 public final class RedisPubSubFactory implements PubSubFactory {
-  /** The environment variable holding the transport's private token. */
-  static final String PRIVATE_TOKEN = "OPS_PRIVATE_TOKEN";
-
   @Override
   public Optional<String> brokerUser(BrokerGrant grant) {
     if (!grant.kind().equals("redis")) {
       return Optional.empty();
     }
-    RedisAcl all = null;
-    for (BrokerGrant.Role role : grant.roles()) {
-      RedisAcl one =
-          switch (role) {
-            case CALLER -> RedisAcl.caller(grant.operations());
-            case SERVER -> RedisAcl.server(grant.operations(), grant.nodeId());
-            case OBSERVER -> RedisAcl.observer();
-          };
-      all = all == null ? one : all.and(one);
-    }
-    if (grant.privateToken().isPresent()) {
-      all = all.privateTo(grant.privateToken().get());
-    }
+    RedisAcl all =
+        grant.combine(
+            role ->
+                switch (role) {
+                  case CALLER -> RedisAcl.caller(grant.operations());
+                  case SERVER -> RedisAcl.server(grant.operations(), grant.nodeId());
+                  case OBSERVER -> RedisAcl.observer();
+                },
+            RedisAcl::and);
+    all = grant.privateToken().map(all::privateTo).orElse(all);
     return Optional.of(all.toAclSetuser(grant.user(), grant.password()));
   }
 
@@ -66,18 +59,7 @@ public final class RedisPubSubFactory implements PubSubFactory {
       }
     }
     target.variable("REDIS_CA_CERT").ifPresent(file -> options.trustedCertificates(Path.of(file)));
-    target.variable(PRIVATE_TOKEN).ifPresent(token -> options.privateToken(token(token)));
+    target.privateToken().ifPresent(options::privateToken);
     return Optional.of(RedisPubSub.connect(options.build()));
-  }
-
-  /** The value of {@code OPS_PRIVATE_TOKEN}, checked: a wrong one names the variable. */
-  static String token(String value) {
-    String token = value.trim();
-    try {
-      ProtocolTopics.privateInboxPrefix(token);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(PRIVATE_TOKEN + ": " + e.getMessage(), e);
-    }
-    return token;
   }
 }
