@@ -15,7 +15,8 @@ module dev.alkdev.operations.remote {
   exports dev.alkdev.operations.transport.kit;
 
   // Not API: the reply futures whose dependents never run on an I/O thread (Redis completes its
-  // publishes with them, D86).
+  // publishes with them, D86); the one node id check (the broker permission builders).
   exports dev.alkdev.operations.remote.internal to
-      dev.alkdev.operations.transport.redis;
+      dev.alkdev.operations.transport.redis,
+      dev.alkdev.operations.transport.nats;
 }

@@ -1,6 +1,10 @@
 package dev.alkdev.operations.protocol;
 
+import dev.alkdev.operations.OperationSpec;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -31,6 +35,47 @@ public record OperationPattern(String pattern) {
   /** The pattern {@code pattern}; see the class for the forms accepted. */
   public static OperationPattern of(String pattern) {
     return new OperationPattern(pattern);
+  }
+
+  /**
+   * The operations a broker permission grants ({@code NatsPermissions}, {@code RedisAcl}), as
+   * patterns, each once, in order. At least one is needed, and an id pattern must be an operation
+   * id: {@code billing} alone would match nothing (most likely {@code billing.*} was meant), so it
+   * is refused rather than silently granting nothing.
+   *
+   * @throws IllegalArgumentException saying what is wrong and what is expected
+   */
+  public static List<OperationPattern> granted(List<String> operations) {
+    Objects.requireNonNull(operations, "operations");
+    if (operations.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No operations given: name at least one (an id such as billing.charge, a namespace such"
+              + " as billing.*, or * for every operation), or use observer() for a user that"
+              + " neither calls nor serves");
+    }
+    Set<OperationPattern> out = new LinkedHashSet<>();
+    for (String operation : operations) {
+      Objects.requireNonNull(operation, "an operation in operations");
+      OperationPattern pattern = of(operation);
+      if (!pattern.isAll() && !pattern.isNamespace() && !OperationSpec.isValidId(operation)) {
+        String why;
+        try {
+          OperationSpec.splitId(operation);
+          why = "";
+        } catch (IllegalArgumentException e) {
+          why = " (" + e.getMessage() + ")";
+        }
+        throw new IllegalArgumentException(
+            "'"
+                + operation
+                + "' is not an operation id"
+                + why
+                + ": expected an operation id (billing.charge), a namespace followed by .*"
+                + " (billing.*) or * for every operation");
+      }
+      out.add(pattern);
+    }
+    return List.copyOf(out);
   }
 
   /** Every operation. */

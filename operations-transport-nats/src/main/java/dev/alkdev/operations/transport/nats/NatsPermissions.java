@@ -1,8 +1,8 @@
 package dev.alkdev.operations.transport.nats;
 
-import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.protocol.OperationPattern;
 import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.remote.internal.NodeIds;
 import dev.alkdev.operations.transport.nats.internal.ReceiverProbes;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -111,7 +111,7 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
    */
   public static NatsPermissions server(List<String> operations, Optional<String> nodeId) {
     List<String> suffixes = suffixes(operations);
-    String node = nodeId.map(NatsPermissions::checkedNodeId).orElse("*");
+    String node = nodeId.map(NodeIds::require).orElse("*");
     List<String> subscribe = new ArrayList<>();
     for (String op : suffixes) {
       subscribe.add(ProtocolTopics.REQUEST_PREFIX + op + " " + ProtocolTopics.SERVER_GROUP);
@@ -269,33 +269,9 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
     return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-  /** The subject suffix of each operation pattern ({@link #suffix}), each once. */
+  /** The subject suffix of each operation pattern ({@link #suffix}). */
   private static List<String> suffixes(List<String> operations) {
-    Objects.requireNonNull(operations, "operations");
-    if (operations.isEmpty()) {
-      throw new IllegalArgumentException(
-          "No operations given: name at least one (an id such as billing.charge, a namespace such"
-              + " as billing.*, or * for every operation), or use observer() for a user that"
-              + " neither calls nor serves");
-    }
-    Set<String> out = new LinkedHashSet<>();
-    for (String operation : operations) {
-      Objects.requireNonNull(operation, "an operation in operations");
-      out.add(suffix(operation));
-    }
-    return List.copyOf(out);
-  }
-
-  private static String checkedNodeId(String nodeId) {
-    if (nodeId.isEmpty()
-        || nodeId.length() > 64
-        || !nodeId.chars().allMatch(NatsPermissions::isIdChar)) {
-      throw new IllegalArgumentException(
-          "A node id is 1 to 64 ASCII letters, digits, '_' or '-' (one token of a subject), was '"
-              + nodeId
-              + "'");
-    }
-    return nodeId;
+    return OperationPattern.granted(operations).stream().map(NatsPermissions::suffix).toList();
   }
 
   private static String checkedText(String text, String what) {
@@ -337,53 +313,14 @@ public record NatsPermissions(List<String> publishAllow, List<String> subscribeA
   }
 
   /**
-   * The subject suffix {@code operation} names, read as an {@link OperationPattern} (the one form
-   * every permission of the project shares): {@code >} for {@code *}, {@code prefix.>} for {@code
+   * The subject suffix a pattern names: {@code >} for {@code *}, {@code prefix.>} for {@code
    * prefix.*}, the id itself for an id. NATS's {@code >} matches one or more tokens, so {@code
    * billing.>} is every name of the namespace, however many dots it has, and nothing of another.
-   *
-   * @throws IllegalArgumentException saying what is wrong and what is expected, for anything else
    */
-  private static String suffix(String operation) {
-    OperationPattern pattern = OperationPattern.of(operation);
+  private static String suffix(OperationPattern pattern) {
     if (pattern.isAll()) {
       return ">";
     }
-    if (pattern.isNamespace()) {
-      return pattern.prefix() + ".>";
-    }
-    return checkedId(operation);
-  }
-
-  /**
-   * An id pattern that is not an operation id ({@code billing} alone) would match nothing: most
-   * likely {@code billing.*} was meant, so it is refused rather than silently granting nothing.
-   */
-  private static String checkedId(String operation) {
-    if (!OperationSpec.isValidId(operation)) {
-      String why;
-      try {
-        OperationSpec.splitId(operation);
-        why = "";
-      } catch (IllegalArgumentException e) {
-        why = " (" + e.getMessage() + ")";
-      }
-      throw new IllegalArgumentException(
-          "'"
-              + operation
-              + "' is not an operation id"
-              + why
-              + ": expected an operation id (billing.charge), a namespace followed by .*"
-              + " (billing.*) or * for every operation");
-    }
-    return operation;
-  }
-
-  private static boolean isIdChar(int c) {
-    return (c >= 'a' && c <= 'z')
-        || (c >= 'A' && c <= 'Z')
-        || (c >= '0' && c <= '9')
-        || c == '_'
-        || c == '-';
+    return pattern.isNamespace() ? pattern.prefix() + ".>" : pattern.pattern();
   }
 }

@@ -2,9 +2,9 @@ package dev.alkdev.operations.transport.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.protocol.OperationPattern;
 import dev.alkdev.operations.protocol.ProtocolTopics;
+import dev.alkdev.operations.remote.internal.NodeIds;
 import dev.alkdev.operations.transport.redis.internal.Groups;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -182,7 +182,7 @@ public record RedisAcl(Rules root, List<Rules> selectors) {
    */
   public static RedisAcl server(List<String> operations, Optional<String> nodeId) {
     List<String> ops = globs(operations);
-    String node = nodeId.map(RedisAcl::checkedNodeId).orElse("*");
+    String node = nodeId.map(NodeIds::require).orElse("*");
     List<String> channels = new ArrayList<>();
     List<String> groupKeys = new ArrayList<>();
     for (String op : ops) {
@@ -440,63 +440,18 @@ public record RedisAcl(Rules root, List<Rules> selectors) {
    * namespace, however deep, and nothing of another.
    */
   private static List<String> globs(List<String> operations) {
-    Objects.requireNonNull(operations, "operations");
-    if (operations.isEmpty()) {
-      throw new IllegalArgumentException(
-          "No operations given: name at least one (an id such as billing.charge, a namespace such"
-              + " as billing.*, or * for every operation), or use observer() for a user that"
-              + " neither calls nor serves");
-    }
-    Set<String> out = new LinkedHashSet<>();
-    for (String operation : operations) {
-      Objects.requireNonNull(operation, "an operation in operations");
-      out.add(glob(operation));
-    }
-    return List.copyOf(out);
+    return OperationPattern.granted(operations).stream().map(RedisAcl::glob).toList();
   }
 
   /**
-   * {@code operation} read as an {@link OperationPattern} (the one form every permission of the
-   * project shares) and written as a glob: {@code *}, {@code prefix.*} or the id (ids hold no glob
+   * A pattern written as a glob: {@code *}, {@code prefix.*} or the id (ids hold no glob
    * characters).
-   *
-   * @throws IllegalArgumentException saying what is wrong and what is expected, for anything else
    */
-  private static String glob(String operation) {
-    OperationPattern pattern = OperationPattern.of(operation);
+  private static String glob(OperationPattern pattern) {
     if (pattern.isAll()) {
       return "*";
     }
-    if (pattern.isNamespace()) {
-      return pattern.prefix() + ".*";
-    }
-    // An id pattern that is not an operation id (billing alone) would match nothing: most likely
-    // billing.* was meant, so it is refused rather than silently granting nothing.
-    if (!OperationSpec.isValidId(operation)) {
-      String why;
-      try {
-        OperationSpec.splitId(operation);
-        why = "";
-      } catch (IllegalArgumentException e) {
-        why = " (" + e.getMessage() + ")";
-      }
-      throw new IllegalArgumentException(
-          "'"
-              + operation
-              + "' is not an operation id"
-              + why
-              + ": expected an operation id (billing.charge), a namespace followed by .*"
-              + " (billing.*) or * for every operation");
-    }
-    return operation;
-  }
-
-  private static String checkedNodeId(String nodeId) {
-    if (nodeId.isEmpty() || nodeId.length() > 64 || !nodeId.chars().allMatch(RedisAcl::isIdChar)) {
-      throw new IllegalArgumentException(
-          "A node id is 1 to 64 ASCII letters, digits, '_' or '-', was '" + nodeId + "'");
-    }
-    return nodeId;
+    return pattern.isNamespace() ? pattern.prefix() + ".*" : pattern.pattern();
   }
 
   private static boolean isIdChar(int c) {
