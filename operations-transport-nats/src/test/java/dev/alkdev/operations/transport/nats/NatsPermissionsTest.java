@@ -398,7 +398,13 @@ class NatsPermissionsTest {
         awaitNode(bobCatalog, PRIVATE_NODE);
         assertThat(bobCalls.call("demo.echo", Map.of("n", -1)).get(10, TimeUnit.SECONDS).data())
             .isNotNull();
-        // One of bob's real inboxes, as a server (or a watcher of the broker) would see it.
+        // One of bob's real inboxes, as a server (or a watcher of the broker) would see it. The
+        // reply reaches bob's connection and the watcher's on their own threads: wait for it.
+        admin.flush();
+        long until = System.nanoTime() + WAIT.toNanos();
+        while (admin.messages.isEmpty() && System.nanoTime() < until) {
+          Thread.sleep(10);
+        }
         String bobInbox = admin.messages.stream().findFirst().orElseThrow().getSubject();
         assertThat(bobInbox).startsWith("ops.inbox.bob.");
         String shared = ProtocolTopics.INBOX_PREFIX + OperationContext.newRequestId();
