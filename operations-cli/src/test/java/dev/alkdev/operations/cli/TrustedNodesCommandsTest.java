@@ -66,6 +66,10 @@ class TrustedNodesCommandsTest {
     assertThat(Files.getPosixFilePermissions(keys.resolve("billing.key")))
         .isEqualTo(PosixFilePermissions.fromString("rw-------"));
     assertThat(Files.readString(keys.resolve("billing.pub"))).startsWith("-----BEGIN PUBLIC KEY");
+    CliRun badName = CliRun.run("keygen", "bad name", "--out", keys.toString());
+    assertThat(badName.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badName.err()).contains("keygen bad name: A key id is 1 to 64");
+    assertThat(keys.resolve("bad name.key")).doesNotExist();
     CliRun again = CliRun.run("keygen", "billing", "--out", keys.toString());
     assertThat(again.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(again.err()).contains("billing.key exists already");

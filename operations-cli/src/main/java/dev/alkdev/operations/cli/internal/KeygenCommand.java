@@ -2,6 +2,7 @@ package dev.alkdev.operations.cli.internal;
 
 import dev.alkdev.operations.cli.ExitCodes;
 import dev.alkdev.operations.discovery.NodeKeys;
+import dev.alkdev.operations.discovery.NodeSigner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -11,7 +12,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -35,8 +35,6 @@ import picocli.CommandLine.ParentCommand;
       "  ops --nats nats://127.0.0.1:4222 --trust-key billing=keys/billing.pub list"
     })
 final class KeygenCommand implements Callable<Integer> {
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:@-]{1,64}");
-
   @ParentCommand OpsCommand root;
 
   @Parameters(index = "0", paramLabel = "NAME", description = "The key's id: who callers see.")
@@ -51,13 +49,12 @@ final class KeygenCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!NAME.matcher(name).matches()) {
-      throw new Failure(
-          ExitCodes.USAGE,
-          "keygen " + name + ": not a key id",
-          "1 to 64 letters, digits, '_', '.', ':', '@' or '-'");
-    }
     KeyPair pair = NodeKeys.generate();
+    try {
+      NodeSigner.of(name, pair.getPrivate()); // the one check of a key id
+    } catch (IllegalArgumentException e) {
+      throw new Failure(ExitCodes.USAGE, "keygen " + name + ": " + e.getMessage());
+    }
     Path key = out.resolve(name + ".key");
     Path pub = out.resolve(name + ".pub");
     try {
