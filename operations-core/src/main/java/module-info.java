@@ -14,6 +14,7 @@ module dev.alkdev.operations.core {
   exports dev.alkdev.operations.scan;
   exports dev.alkdev.operations.serving;
   exports dev.alkdev.operations.source;
+  exports dev.alkdev.operations.typed;
 
   // Not API: the rate-limited log, for the adapters' per-call warnings (a hostile peer must not
   // flood the log through them either), the check of a client's W3C trace context that the

@@ -28,7 +28,7 @@ import tools.jackson.databind.JsonNode;
  *
  * <p>Thread-safe. Close the registry to stop the threads it created for blocking handlers.
  */
-public interface OperationRegistry extends AutoCloseable {
+public interface OperationRegistry extends OperationCaller, AutoCloseable {
 
   /** A registry with default settings (see {@link Builder}). */
   static OperationRegistry create() {
@@ -75,6 +75,20 @@ public interface OperationRegistry extends AutoCloseable {
     }
   }
 
+  /**
+   * Registers {@code implementation} as the operations of {@code contract}: an interface (or class)
+   * whose {@link dev.alkdev.operations.annotation.Operation}-annotated methods are the operations,
+   * with schemas from their Java types, as {@link
+   * dev.alkdev.operations.annotation.AnnotatedOperations#implement} describes. The same interface
+   * gives typed clients ({@code dev.alkdev.operations.typed.TypedClient}) on every transport.
+   *
+   * @throws IllegalArgumentException if the contract's methods do not fit, or an id is taken
+   */
+  default <T> void implement(Class<T> contract, T implementation) {
+    registerAll(
+        dev.alkdev.operations.annotation.AnnotatedOperations.implement(contract, implementation));
+  }
+
   /** Registers a spec whose handler comes later through {@link #registerHandler}. */
   void registerSpec(OperationSpec spec);
 
@@ -90,6 +104,12 @@ public interface OperationRegistry extends AutoCloseable {
   boolean unregister(String operationId);
 
   Optional<OperationSpec> getSpec(String operationId);
+
+  /** {@link #getSpec}, as an {@link OperationCaller}. */
+  @Override
+  default Optional<OperationSpec> spec(String operationId) {
+    return getSpec(operationId);
+  }
 
   Optional<Handler> getHandler(String operationId);
 
@@ -113,6 +133,13 @@ public interface OperationRegistry extends AutoCloseable {
   CompletableFuture<ResponseEnvelope<JsonNode>> execute(
       String operationId, Object input, OperationContext context);
 
+  /** {@link #execute(String, Object, OperationContext)}, as an {@link OperationCaller}. */
+  @Override
+  default CompletableFuture<ResponseEnvelope<JsonNode>> call(
+      String operationId, Object input, OperationContext context) {
+    return execute(operationId, input, context);
+  }
+
   /** {@link #execute(String, Object, OperationContext)} with a fresh context. */
   default CompletableFuture<ResponseEnvelope<JsonNode>> execute(String operationId, Object input) {
     return execute(operationId, input, OperationContext.create());
@@ -123,6 +150,7 @@ public interface OperationRegistry extends AutoCloseable {
    * envelopes pass through). The publisher fails its subscriber with a {@link CallError} for the
    * same reasons as {@link #execute}; cancelling the subscription releases the handler.
    */
+  @Override
   Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
       String operationId, Object input, OperationContext context);
 

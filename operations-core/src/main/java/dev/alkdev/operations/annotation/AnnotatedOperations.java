@@ -84,7 +84,42 @@ public final class AnnotatedOperations {
    *     not fit, if two methods define the same id, or if there is no annotated method
    */
   public static List<OperationDefinition> of(Object target) {
-    return define(target, false);
+    Objects.requireNonNull(target, "target");
+    return define(target.getClass(), target, false);
+  }
+
+  /**
+   * The operations of {@code contract}'s annotated methods, run by {@code implementation}: the same
+   * rules as {@link #of}, with the methods, their annotations and the {@link Namespace} read from
+   * the contract (an interface, usually) rather than from the implementation's class. Methods of
+   * the contract without {@link Operation} (the default overloads of generated interfaces, say) are
+   * not operations. The same interface gives typed clients ({@code
+   * dev.alkdev.operations.typed.TypedClient}), so a team defines a contract once and serves and
+   * calls it on every transport.
+   *
+   * @throws IllegalArgumentException as {@link #of}, or if {@code implementation} is not a {@code
+   *     contract}
+   */
+  public static <T> List<OperationDefinition> implement(Class<T> contract, T implementation) {
+    Objects.requireNonNull(contract, "contract");
+    Objects.requireNonNull(implementation, "implementation");
+    if (!contract.isInstance(implementation)) {
+      throw new IllegalArgumentException(
+          implementation.getClass().getName() + " does not implement " + contract.getName());
+    }
+    return define(contract, implementation, false);
+  }
+
+  /**
+   * The specs {@link #implement} would register for {@code contract}, without an implementation:
+   * what a typed client over a caller that knows no specs (a bare call protocol client) checks its
+   * interface against.
+   *
+   * @throws IllegalArgumentException as {@link #of}
+   */
+  public static List<OperationSpec> specs(Class<?> contract) {
+    Objects.requireNonNull(contract, "contract");
+    return define(contract, null, false).stream().map(OperationDefinition::spec).toList();
   }
 
   /**
@@ -95,12 +130,16 @@ public final class AnnotatedOperations {
    * message {@link #of} would have thrown.
    */
   public static List<OperationDefinition> deferred(Object target) {
-    return define(target, true);
+    Objects.requireNonNull(target, "target");
+    return define(target.getClass(), target, true);
   }
 
-  private static List<OperationDefinition> define(Object target, boolean deferSchemas) {
-    Objects.requireNonNull(target, "target");
-    Class<?> type = target.getClass();
+  /**
+   * The operations of {@code type}'s annotated methods, run on {@code target} (null: specs only,
+   * the handlers are never called).
+   */
+  private static List<OperationDefinition> define(
+      Class<?> type, Object target, boolean deferSchemas) {
     rejectNonPublicAnnotatedMethods(type);
     Method[] methods = type.getMethods();
     // Stable order, so the first of two clashing methods is always the same one.
@@ -113,7 +152,7 @@ public final class AnnotatedOperations {
       if (annotation == null || method.isBridge() || method.isSynthetic()) {
         continue;
       }
-      OperationDefinition definition = define(target, method, annotation, deferSchemas);
+      OperationDefinition definition = define(type, target, method, annotation, deferSchemas);
       String clash = definedBy.putIfAbsent(definition.id(), describe(method));
       if (clash != null) {
         throw new IllegalArgumentException(
@@ -149,7 +188,11 @@ public final class AnnotatedOperations {
   }
 
   private static OperationDefinition define(
-      Object target, Method method, Operation annotation, boolean deferSchemas) {
+      Class<?> declaring,
+      Object target,
+      Method method,
+      Operation annotation,
+      boolean deferSchemas) {
     String where = describe(method);
     if (Modifier.isStatic(method.getModifiers())) {
       throw new IllegalArgumentException(
@@ -160,7 +203,7 @@ public final class AnnotatedOperations {
     Class<?> rawReturn = method.getReturnType();
     Type returns = method.getGenericReturnType();
 
-    String namespace = namespaceOf(target.getClass(), annotation, where);
+    String namespace = namespaceOf(declaring, annotation, where);
     String name = annotation.name().isEmpty() ? method.getName() : annotation.name();
     Invoker invoker =
         new Invoker(

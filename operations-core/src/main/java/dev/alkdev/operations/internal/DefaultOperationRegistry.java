@@ -220,6 +220,12 @@ public final class DefaultOperationRegistry implements OperationRegistry {
     return entry == null ? Optional.empty() : Optional.ofNullable(entry.handler());
   }
 
+  /** What error messages name it by: its operation count. */
+  @Override
+  public String toString() {
+    return "OperationRegistry[" + list().size() + " operations]";
+  }
+
   @Override
   public List<OperationSpec> list() {
     List<OperationSpec> specs = new ArrayList<>();

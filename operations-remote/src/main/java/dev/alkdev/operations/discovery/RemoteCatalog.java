@@ -3,6 +3,7 @@ package dev.alkdev.operations.discovery;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.ErrorCode;
 import dev.alkdev.operations.Identity;
+import dev.alkdev.operations.OperationCaller;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
@@ -49,7 +50,7 @@ import tools.jackson.databind.JsonNode;
  * which travels relative and so shrinks across hops; a call with no time left is refused before it
  * is sent. Streams are routed the same way and not retried. Thread-safe.
  */
-public final class RemoteCatalog implements AutoCloseable {
+public final class RemoteCatalog implements OperationCaller, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteCatalog.class);
 
   /** Heartbeat intervals of silence after which a node is dropped unless told otherwise. */
@@ -126,7 +127,14 @@ public final class RemoteCatalog implements AutoCloseable {
     return callable;
   }
 
+  /** What error messages name it by: what it knows now. */
+  @Override
+  public String toString() {
+    return "RemoteCatalog[" + list().size() + " operations on " + nodes().size() + " nodes]";
+  }
+
   /** The spec of an operation some live node serves. */
+  @Override
   public Optional<OperationSpec> spec(String operationId) {
     return table.spec(operationId);
   }
@@ -305,6 +313,16 @@ public final class RemoteCatalog implements AutoCloseable {
     return routed.call(operationId, input, options);
   }
 
+  /**
+   * {@link #call(String, Object, CallOptions)} with the options of {@code context}, the call's own
+   * context ({@link CallOptions#ofCall}), as an {@link OperationCaller}.
+   */
+  @Override
+  public CompletableFuture<ResponseEnvelope<JsonNode>> call(
+      String operationId, Object input, OperationContext context) {
+    return call(operationId, input, CallOptions.ofCall(context));
+  }
+
   /** {@link #call(String, Object, CallOptions)} with default options. */
   public CompletableFuture<ResponseEnvelope<JsonNode>> call(String operationId, Object input) {
     return call(operationId, input, CallOptions.defaults());
@@ -320,6 +338,16 @@ public final class RemoteCatalog implements AutoCloseable {
   public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
       String operationId, Object input, CallOptions options) {
     return routed.subscribe(operationId, input, options);
+  }
+
+  /**
+   * {@link #subscribe(String, Object, CallOptions)} with the options of {@code context}, the call's
+   * own context, as an {@link OperationCaller}.
+   */
+  @Override
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, Object input, OperationContext context) {
+    return subscribe(operationId, input, CallOptions.ofCall(context));
   }
 
   /** {@link #subscribe(String, Object, CallOptions)} with default options. */

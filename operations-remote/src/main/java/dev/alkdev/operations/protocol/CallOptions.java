@@ -64,6 +64,22 @@ public final class CallOptions {
   }
 
   /**
+   * Options for the call whose own context is {@code context} (what an {@link
+   * dev.alkdev.operations.OperationCaller} is given): its parent, identity, deadline, signal and
+   * metadata. {@link #of} is for a call made on behalf of {@code context}, its child.
+   */
+  public static CallOptions ofCall(OperationContext context) {
+    Objects.requireNonNull(context, "context");
+    return new CallOptions(
+        context.deadline().orElse(null),
+        context.identity(),
+        context.parentRequestId().orElse(null),
+        context.cancellation(),
+        context.metadata(),
+        null);
+  }
+
+  /**
    * When the call fails with DEADLINE_EXCEEDED; empty for the map's default timeout (unary calls)
    * or none (streams).
    */

@@ -3,6 +3,7 @@ package dev.alkdev.operations.protocol;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.Deadline;
 import dev.alkdev.operations.ErrorCode;
+import dev.alkdev.operations.OperationCaller;
 import dev.alkdev.operations.OperationContext;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.Registration;
@@ -51,7 +52,7 @@ import tools.jackson.databind.JsonNode;
  * cancel the calls of a caller they have not heard from for their lease timeout, so the calls of a
  * process that died end without a word from it.
  */
-public final class PendingRequestMap implements AutoCloseable {
+public final class PendingRequestMap implements OperationCaller, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PendingRequestMap.class);
   private static final RateLimitedLog UNDELIVERED = RateLimitedLog.of(LOG);
   private static final RateLimitedLog SUBSCRIBER_FAILED = RateLimitedLog.of(LOG);
@@ -141,6 +142,12 @@ public final class PendingRequestMap implements AutoCloseable {
     return inbox;
   }
 
+  /** What error messages name it by: its inbox. */
+  @Override
+  public String toString() {
+    return "PendingRequestMap[" + inbox + "]";
+  }
+
   // ------------------------------------------------------------------ unary
 
   /**
@@ -181,6 +188,25 @@ public final class PendingRequestMap implements AutoCloseable {
     return call(operationId, input, CallOptions.defaults());
   }
 
+  /**
+   * {@link #call(String, Object, CallOptions)} with the options of {@code context}, the call's own
+   * context ({@link CallOptions#ofCall}), as an {@link OperationCaller}.
+   */
+  @Override
+  public CompletableFuture<ResponseEnvelope<JsonNode>> call(
+      String operationId, Object input, OperationContext context) {
+    return call(operationId, input, CallOptions.ofCall(context));
+  }
+
+  /**
+   * Empty: the map calls wherever an operation is served and learns no specs. A typed client over
+   * it is checked against specs it is given ({@code TypedClient.Builder.specs}).
+   */
+  @Override
+  public Optional<OperationSpec> spec(String operationId) {
+    return Optional.empty();
+  }
+
   // ------------------------------------------------------------------ streams
 
   /**
@@ -211,6 +237,16 @@ public final class PendingRequestMap implements AutoCloseable {
   /** {@link #subscribe(String, Object, CallOptions)} with default options. */
   public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(String operationId, Object input) {
     return subscribe(operationId, input, CallOptions.defaults());
+  }
+
+  /**
+   * {@link #subscribe(String, Object, CallOptions)} with the options of {@code context}, the call's
+   * own context, as an {@link OperationCaller}.
+   */
+  @Override
+  public Flow.Publisher<ResponseEnvelope<JsonNode>> subscribe(
+      String operationId, Object input, OperationContext context) {
+    return subscribe(operationId, input, CallOptions.ofCall(context));
   }
 
   // ------------------------------------------------------------------ respond
