@@ -1,5 +1,7 @@
 package dev.alkdev.operations.typed;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
@@ -27,6 +29,8 @@ import java.util.Set;
 import java.util.UUID;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Whether a Java type fits a JSON schema, in one direction: an INPUT type must only produce values
@@ -115,7 +119,7 @@ final class ContractCheck {
     if (depth > MAX_DEPTH) {
       return;
     }
-    schema = resolve(schema, depth);
+    schema = mergeAllOf(resolve(schema, depth), depth);
     if (schema == null || !schema.isObject()) {
       if (schema != null && schema.isBoolean() && !schema.asBoolean()) {
         problems.add(where + ": the schema is false, no value is valid");
@@ -146,6 +150,9 @@ final class ContractCheck {
       if (!kindFits(kind, kinds, type, where, present, schema)) {
         return;
       }
+      if (!kinds.contains(kind)) {
+        return; // only null (or, for a number, an integer) here: nothing structural to check
+      }
       switch (kind) {
         case STRING -> enumFits(type, schema, where);
         case ARRAY -> arrayFits(type, schema, where, depth);
@@ -163,7 +170,7 @@ final class ContractCheck {
    */
   private boolean combinators(
       JavaType type, JsonNode schema, String where, boolean present, int depth) {
-    JsonNode allOf = schema.get("allOf");
+    JsonNode allOf = schema.get("allOf"); // still here: its parts are not all objects
     if (allOf != null && allOf.isArray()) {
       for (JsonNode branch : allOf) {
         fit(type, branch, where, present, depth + 1);
@@ -377,6 +384,86 @@ final class ContractCheck {
 
   // ------------------------------------------------------------------ the schema side
 
+  /**
+   * An {@code allOf} whose parts (through refs and nested allOfs) are all objects, merged into one
+   * object schema: a value valid for the allOf has the properties of every part, so a record that
+   * merges them is checked against all of them at once, not part by part. Anything else is left as
+   * it is, and its branches are checked one by one.
+   */
+  private JsonNode mergeAllOf(JsonNode schema, int depth) {
+    if (schema == null || !schema.isObject() || !(schema.get("allOf") instanceof ArrayNode)) {
+      return schema;
+    }
+    ObjectNode merged = Json.nodes().objectNode();
+    ObjectNode properties = Json.nodes().objectNode();
+    ArrayNode required = Json.nodes().arrayNode();
+    Set<String> requiredNames = new java.util.TreeSet<>();
+    List<JsonNode> parts = new ArrayList<>();
+    if (!collectParts(schema, parts, depth)
+        || parts.stream()
+            .noneMatch(
+                part ->
+                    part.has("properties")
+                        || part.has("required")
+                        || kindsOf(part).contains(Kind.OBJECT))) {
+      return schema; // not an object's parts (string constraints, say): checked one by one
+    }
+    for (JsonNode part : parts) {
+      JsonNode partProperties = part.get("properties");
+      if (partProperties != null && partProperties.isObject()) {
+        for (Map.Entry<String, JsonNode> property : partProperties.properties()) {
+          if (!properties.has(property.getKey())) {
+            properties.set(property.getKey(), property.getValue());
+          }
+        }
+      }
+      JsonNode partRequired = part.get("required");
+      if (partRequired != null && partRequired.isArray()) {
+        partRequired.forEach(name -> requiredNames.add(name.asString("")));
+      }
+      JsonNode additional = part.get("additionalProperties");
+      if (additional != null && additional.isBoolean() && !additional.asBoolean()) {
+        merged.put("additionalProperties", false);
+      }
+      if (part.has("nullable") && part.get("nullable").asBoolean(false)) {
+        merged.put("nullable", true);
+      }
+    }
+    requiredNames.forEach(required::add);
+    merged.put("type", "object");
+    merged.set("properties", properties);
+    merged.set("required", required);
+    return merged;
+  }
+
+  /**
+   * The object parts of an allOf, own properties included; false when a part is not an object (a
+   * string's constraints, say), which leaves the allOf to be checked branch by branch.
+   */
+  private boolean collectParts(JsonNode schema, List<JsonNode> parts, int depth) {
+    if (depth > MAX_DEPTH) {
+      return false;
+    }
+    JsonNode allOf = schema.get("allOf");
+    if (allOf instanceof ArrayNode branches) {
+      for (JsonNode branch : branches) {
+        JsonNode resolved = resolve(branch, depth);
+        if (resolved == null || !resolved.isObject() || !collectParts(resolved, parts, depth + 1)) {
+          return false;
+        }
+      }
+    }
+    Set<Kind> kinds = kindsOf(schema);
+    boolean describesOnly = !schema.has("properties") && !schema.has("required") && kinds.isEmpty();
+    if (!kinds.isEmpty() && !kinds.contains(Kind.OBJECT)) {
+      return false;
+    }
+    if (!describesOnly || allOf == null) {
+      parts.add(schema);
+    }
+    return true;
+  }
+
   /** Follows {@code $ref}s within the root document; null for one that leads nowhere. */
   private JsonNode resolve(JsonNode schema, int depth) {
     for (int hops = 0; schema != null && schema.isObject() && schema.has("$ref"); hops++) {
@@ -521,6 +608,10 @@ final class ContractCheck {
       if (ignored(field) || accessor.isAnnotationPresent(JsonIgnore.class)) {
         continue;
       }
+      if (accessor.isAnnotationPresent(JsonAnyGetter.class)
+          || (field != null && field.isAnnotationPresent(JsonAnySetter.class))) {
+        continue; // the other properties, not one named so: checked against additionalProperties
+      }
       String name = component.getName();
       JsonProperty renamed =
           field != null
@@ -576,7 +667,8 @@ final class ContractCheck {
         continue;
       }
       JsonProperty renamed = field.getAnnotation(JsonProperty.class);
-      values.add(renamed != null && !renamed.value().isEmpty() ? renamed.value() : field.getName());
+      // On an enum constant Jackson takes the name as written, "" included.
+      values.add(renamed != null ? renamed.value() : field.getName());
     }
     return values;
   }

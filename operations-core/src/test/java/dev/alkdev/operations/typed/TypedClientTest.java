@@ -461,6 +461,116 @@ class TypedClientTest {
     }
   }
 
+  @Nested
+  class SchemaShapes {
+    private List<String> check(Class<?> contract, String name, String input, String output) {
+      registry.register(
+          OperationSpec.builder("shapes", name).inputSchema(input).outputSchema(output).build(),
+          (in, context) -> Map.of());
+      return TypedClient.builder(contract, registry).check();
+    }
+
+    @Test
+    void aNullBranchOfAnyOfAsksOnlyForAReference() {
+      assertThat(
+              check(
+                  Nullable.class,
+                  "nullable",
+                  "{}",
+                  """
+                  {"anyOf": [{"$ref": "#/$defs/D"}, {"type": "null"}],
+                   "$defs": {"D": {"type": "object", "required": ["n"],
+                                   "properties": {"n": {"type": "integer"}}}}}"""))
+          .isEmpty();
+    }
+
+    @Test
+    void allOfIsCheckedAsTheObjectItsPartsMake() {
+      String output =
+          """
+          {"allOf": [{"$ref": "#/$defs/D"},
+                     {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}],
+           "$defs": {"D": {"type": "object", "required": ["n"],
+                           "properties": {"n": {"type": "integer"}}}}}""";
+      assertThat(check(Merged.class, "merged", "{}", output)).isEmpty();
+      assertThat(check(MergedWrong.class, "merged2", "{}", output))
+          .singleElement()
+          .asString()
+          .contains("output.x: the spec says string, the type is long");
+    }
+
+    @Test
+    void theOtherPropertiesMapIsNotAPropertyOfItsName() {
+      assertThat(
+              check(
+                  Open.class,
+                  "open",
+                  "{}",
+                  """
+                  {"type": "object", "properties": {"id": {"type": "string"}},
+                   "additionalProperties": {"type": "string"}}"""))
+          .isEmpty();
+    }
+
+    @Test
+    void anEnumConstantNamedEmptyIsTheEmptyString() {
+      assertThat(
+              check(
+                  Blank.class,
+                  "blank",
+                  "{\"type\": \"object\", \"properties\": {\"e\": {\"enum\": [\"\", \"a\"]}}}",
+                  "{}"))
+          .isEmpty();
+    }
+  }
+
+  public record D(long n) {}
+
+  public record M(long n, String x) {}
+
+  public record MWrong(long n, long x) {}
+
+  public record OpenRecord(
+      String id,
+      @com.fasterxml.jackson.annotation.JsonAnySetter
+          @com.fasterxml.jackson.annotation.JsonAnyGetter
+          Map<String, String> additionalProperties) {}
+
+  public enum E {
+    @JsonProperty("")
+    EMPTY,
+    @JsonProperty("a")
+    A
+  }
+
+  public record WithE(E e) {}
+
+  @Namespace("shapes")
+  public interface Nullable {
+    D nullable();
+  }
+
+  @Namespace("shapes")
+  public interface Merged {
+    M merged();
+  }
+
+  @Namespace("shapes")
+  public interface MergedWrong {
+    @Operation(name = "merged2")
+    MWrong merged();
+  }
+
+  @Namespace("shapes")
+  public interface Open {
+    OpenRecord open();
+  }
+
+  @Namespace("shapes")
+  public interface Blank {
+    String blank(WithE input);
+  }
+
   public record BadOrder(String quantity) {}
 
   public record BadQuote(Boolean cents) {}
