@@ -75,6 +75,16 @@ if [ -f clients/node/package.json ] && [ ! -d clients/node/node_modules/ws ]; th
   (cd clients/node && npm install --no-audit --no-fund) || log "could not install clients/node's ws package"
 fi
 
+# The OpenAPI documents the typed-client generator is tested against (50 from APIs.guru, Stripe,
+# GitHub), into ~/.cache/ops-openapi. A failure here is not fatal: that test then says why it skips.
+if [ -f scripts/fetch-openapi-corpus.sh ]; then
+  if corpus=$(bash scripts/fetch-openapi-corpus.sh); then
+    log "OpenAPI corpus: $corpus"
+  else
+    log "could not fetch the OpenAPI corpus; its test will skip"
+  fi
+fi
+
 log "java: $(java -version 2>&1 | head -n 1)"
 log "maven: $(mvn -v 2>/dev/null | head -n 1)"
 log "nats-server: $( (command -v nats-server >/dev/null 2>&1 && nats-server --version) || (/usr/sbin/nats-server --version 2>/dev/null) || echo missing)"

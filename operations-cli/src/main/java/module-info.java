@@ -16,6 +16,7 @@ module dev.alkdev.operations.cli {
   requires dev.alkdev.operations.mcpserver;
   requires dev.alkdev.operations.http;
   requires dev.alkdev.operations.metrics; // ops serve --http: /metrics
+  requires dev.alkdev.operations.codegen; // ops generate java
   requires micrometer.registry.prometheus;
   requires info.picocli;
   requires org.slf4j;

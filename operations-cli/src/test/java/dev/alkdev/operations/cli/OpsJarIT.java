@@ -91,6 +91,42 @@ class OpsJarIT {
     assertThat(version.out()).startsWith("ops 0.");
   }
 
+  /**
+   * The issue's check: on a plain OpenAPI document, {@code ops generate java} writes sources that
+   * {@code javac} compiles against the ops jar and nothing else.
+   */
+  @Test
+  void generatedSourcesCompileAgainstTheJarAlone(@TempDir Path dir) throws Exception {
+    Path doc = dir.resolve("pets.yaml");
+    try (var in = OpsJarIT.class.getResourceAsStream("/generate/pets.yaml")) {
+      Files.write(doc, in.readAllBytes());
+    }
+    Path sources = dir.resolve("src");
+    Result generated =
+        run(
+            "--no-demo",
+            "--openapi",
+            "pets=" + doc,
+            "generate",
+            "java",
+            "--out",
+            sources.toString(),
+            "--package",
+            "com.example.pets");
+    assertThat(generated.code()).as(generated.err()).isZero();
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "javac").toString());
+    command.addAll(List.of("-d", dir.resolve("classes").toString(), "-cp", jar.toString()));
+    try (var files = Files.walk(sources)) {
+      files.filter(f -> f.toString().endsWith(".java")).forEach(f -> command.add(f.toString()));
+    }
+    Process javac = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(javac.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(javac.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(javac.exitValue()).as(output).isZero();
+    assertThat(dir.resolve("classes/com/example/pets/Pets.class")).exists();
+  }
+
   @Test
   void terminatingASubscriptionCancelsItCleanly(@TempDir Path dir) throws Exception {
     // To a file: destroy() closes the pipes, and what the hook writes must still be readable.

@@ -32,6 +32,7 @@ import picocli.CommandLine.Spec;
       LoginCommand.class,
       KeygenCommand.class,
       PermissionsCommand.class,
+      GenerateCommand.class,
       CommandLine.HelpCommand.class
     },
     description = {
@@ -50,6 +51,7 @@ import picocli.CommandLine.Spec;
       "  ops serve --nats nats://127.0.0.1:4222      serve the demo as a node on NATS",
       "  ops --nats nats://127.0.0.1:4222 list        what the nodes on NATS serve",
       "  ops --nats nats://127.0.0.1:4222 stats       their calls, errors and latencies",
+      "  ops --openapi pets=./pets.yaml generate java --out src/main/java --package com.example.pets",
       "",
       "Configuration: --config FILE, else $OPS_CONFIG, else ~/.config/ops/config.yaml",
       "  if present: YAML or JSON with openapi (NAME: {location, baseUrl, auth}) and",
