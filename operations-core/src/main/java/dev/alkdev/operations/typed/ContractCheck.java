@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,17 +67,40 @@ final class ContractCheck {
   private final Direction direction;
   private final List<String> problems;
   private final Set<String> inProgress = new HashSet<>();
+  /**
+   * The pairs of schema (by identity) and Java type found to fit, shared by the checks of one
+   * method's input or output: real documents share definitions across thousands of places (GitHub,
+   * Stripe), and without this a pair is checked once per path that reaches it. Pairs with
+   * problems are not kept, so a branch tried for a union never hides a mismatch.
+   */
+  private final Map<JsonNode, Set<String>> fits;
+  /** allOf schemas merged once per schema node. */
+  private final Map<JsonNode, JsonNode> merged;
 
-  private ContractCheck(JsonNode root, Direction direction, List<String> problems) {
+  private ContractCheck(
+      JsonNode root,
+      Direction direction,
+      List<String> problems,
+      Map<JsonNode, Set<String>> fits,
+      Map<JsonNode, JsonNode> merged) {
     this.root = root;
     this.direction = direction;
     this.problems = problems;
+    this.fits = fits;
+    this.merged = merged;
+  }
+
+  /** A check of another branch, with its own problems, sharing what is known to fit. */
+  private ContractCheck branch(List<String> found) {
+    return new ContractCheck(root, direction, found, fits, merged);
   }
 
   /** Adds to {@code problems} a line per place where {@code type} does not fit {@code schema}. */
   static void check(
       JavaType type, JsonNode schema, Direction direction, String where, List<String> problems) {
-    new ContractCheck(schema, direction, problems).fit(type, schema, where, true, 0);
+    new ContractCheck(
+            schema, direction, problems, new IdentityHashMap<>(), new IdentityHashMap<>())
+        .fit(type, schema, where, true, 0);
   }
 
   /**
@@ -90,7 +114,9 @@ final class ContractCheck {
       JsonNode schema,
       String where,
       List<String> problems) {
-    ContractCheck check = new ContractCheck(schema, Direction.INPUT, problems);
+    ContractCheck check =
+        new ContractCheck(
+            schema, Direction.INPUT, problems, new IdentityHashMap<>(), new IdentityHashMap<>());
     JsonNode resolved = check.resolve(schema, 0);
     if (resolved == null || !resolved.isObject()) {
       return;
@@ -119,7 +145,8 @@ final class ContractCheck {
     if (depth > MAX_DEPTH) {
       return;
     }
-    schema = mergeAllOf(resolve(schema, depth), depth);
+    JsonNode resolved = resolve(schema, depth);
+    schema = resolved == null ? null : merged.computeIfAbsent(resolved, r -> mergeAllOf(r, depth));
     if (schema == null || !schema.isObject()) {
       if (schema != null && schema.isBoolean() && !schema.asBoolean()) {
         problems.add(where + ": the schema is false, no value is valid");
@@ -134,10 +161,16 @@ final class ContractCheck {
     if (isAny(raw)) {
       return;
     }
-    String key = direction + " " + type.toCanonical() + " " + System.identityHashCode(schema);
+    String pair = type.toCanonical() + (present ? " present" : " maybe absent");
+    Set<String> known = fits.computeIfAbsent(resolved, r -> new HashSet<>());
+    if (known.contains(pair)) {
+      return;
+    }
+    String key = pair + " " + System.identityHashCode(resolved);
     if (!inProgress.add(key)) {
       return; // a recursive type: checked where it began
     }
+    int before = problems.size();
     try {
       if (!combinators(type, schema, where, present, depth)) {
         return;
@@ -161,6 +194,9 @@ final class ContractCheck {
       }
     } finally {
       inProgress.remove(key);
+      if (problems.size() == before) {
+        known.add(pair);
+      }
     }
   }
 
@@ -184,7 +220,7 @@ final class ContractCheck {
       List<String> best = null;
       for (JsonNode branch : branches) {
         List<String> found = new ArrayList<>();
-        new ContractCheck(root, direction, found).fit(type, branch, where, present, depth + 1);
+        branch(found).fit(type, branch, where, present, depth + 1);
         if (direction == Direction.OUTPUT && !found.isEmpty()) {
           // Every branch may arrive: each must be readable.
           problems.addAll(found);
