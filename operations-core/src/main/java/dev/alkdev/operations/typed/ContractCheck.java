@@ -67,13 +67,15 @@ final class ContractCheck {
   private final Direction direction;
   private final List<String> problems;
   private final Set<String> inProgress = new HashSet<>();
+
   /**
    * The pairs of schema (by identity) and Java type found to fit, shared by the checks of one
    * method's input or output: real documents share definitions across thousands of places (GitHub,
-   * Stripe), and without this a pair is checked once per path that reaches it. Pairs with
-   * problems are not kept, so a branch tried for a union never hides a mismatch.
+   * Stripe), and without this a pair is checked once per path that reaches it. Pairs with problems
+   * are not kept, so a branch tried for a union never hides a mismatch.
    */
   private final Map<JsonNode, Set<String>> fits;
+
   /** allOf schemas merged once per schema node. */
   private final Map<JsonNode, JsonNode> merged;
 
@@ -98,8 +100,7 @@ final class ContractCheck {
   /** Adds to {@code problems} a line per place where {@code type} does not fit {@code schema}. */
   static void check(
       JavaType type, JsonNode schema, Direction direction, String where, List<String> problems) {
-    new ContractCheck(
-            schema, direction, problems, new IdentityHashMap<>(), new IdentityHashMap<>())
+    new ContractCheck(schema, direction, problems, new IdentityHashMap<>(), new IdentityHashMap<>())
         .fit(type, schema, where, true, 0);
   }
 
