@@ -129,12 +129,20 @@ final class ClientMethod {
     Mode mode = Mode.BLOCKING;
     JavaType result = returns;
     Class<?> raw = returns.getRawClass();
-    if (Flow.Publisher.class.isAssignableFrom(raw)) {
+    if (raw == Flow.Publisher.class) {
       mode = Mode.STREAM;
       result = parameter(returns, Flow.Publisher.class);
     } else if (raw == CompletableFuture.class || raw == CompletionStage.class) {
       mode = Mode.ASYNC;
       result = parameter(returns, CompletionStage.class);
+    } else if (Flow.Publisher.class.isAssignableFrom(raw)
+        || CompletionStage.class.isAssignableFrom(raw)) {
+      // The proxy makes the publisher or the future: it cannot be a class of the caller's choice.
+      problems.add(
+          where
+              + ": returns "
+              + raw.getSimpleName()
+              + "; declare Flow.Publisher<R>, CompletableFuture<R> or CompletionStage<R>");
     }
     Shape shape = Shape.VALUE;
     JavaType data = result;

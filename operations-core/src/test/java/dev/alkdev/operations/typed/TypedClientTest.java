@@ -441,7 +441,10 @@ class TypedClientTest {
           .anySatisfy(p -> assertThat(p).contains("output.state", "no constant for [moved]"))
           .anySatisfy(
               p -> assertThat(p).contains("output.extra", "no property 'extra'", "never receives"))
-          .anySatisfy(p -> assertThat(p).contains("shop.whoami", "not a SUBSCRIPTION"));
+          .anySatisfy(p -> assertThat(p).contains("shop.whoami", "not a SUBSCRIPTION"))
+          .anySatisfy(
+              p ->
+                  assertThat(p).contains("returns SubmissionPublisher; declare Flow.Publisher<R>"));
       assertThatThrownBy(() -> TypedClient.create(Mismatched.class, registry))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("Mismatched does not fit the operations it calls (")
@@ -598,6 +601,9 @@ class TypedClientTest {
 
     @Operation(name = "whoami")
     Flow.Publisher<String> whoami();
+
+    @Operation(name = "ticks")
+    SubmissionPublisher<Tick> ticksAsAClass(Tick from);
   }
 
   /** A caller that knows no specs, as a bare call protocol client. */
