@@ -1,6 +1,7 @@
 package dev.alkdev.operations.maven;
 
 import dev.alkdev.operations.cli.Ops;
+import dev.alkdev.operations.codegen.JavaGenerator;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,11 +42,6 @@ import org.apache.maven.project.MavenProject;
  */
 @Mojo(name = "generate", defaultPhase = LifecyclePhase.GENERATE_SOURCES, threadSafe = true)
 public final class GenerateMojo extends AbstractMojo {
-  private static final java.util.regex.Pattern PACKAGE =
-      java.util.regex.Pattern.compile(
-          "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"
-              + "(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*");
-
   /** The Java package of everything written. */
   @Parameter(required = true)
   String packageName;
@@ -92,10 +88,14 @@ public final class GenerateMojo extends AbstractMojo {
       getLog().info("operations:generate skipped");
       return;
     }
-    if (packageName == null || !PACKAGE.matcher(packageName).matches()) {
-      // Checked before anything is deleted: the name becomes a folder path.
-      throw new MojoExecutionException(
-          "packageName must be a Java package name (com.example.pets), was " + packageName);
+    if (packageName == null) {
+      throw new MojoExecutionException("packageName is required (com.example.pets, say)");
+    }
+    try {
+      // The generator's own check, before anything is deleted: the name becomes a folder path.
+      JavaGenerator.builder(packageName);
+    } catch (IllegalArgumentException e) {
+      throw new MojoExecutionException(e.getMessage(), e);
     }
     Path out = outputDirectory.toPath();
     Path emptyConfig = null;
