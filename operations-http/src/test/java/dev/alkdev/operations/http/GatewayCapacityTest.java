@@ -135,10 +135,12 @@ class GatewayCapacityTest extends GatewayTestSupport {
         stalled.add(socket);
       }
       // Every stream is cut: none is left in the pipeline, and every handler that ran has ended
-      // (one whose stream was cut before its thread started never runs).
+      // (one whose stream was cut before its thread started never runs). Some handler must have
+      // started first: before any stream is registered, the pipeline is empty too.
       waitUntil(
           () ->
-              gateway.server().stats().streams() == 0
+              fixtures.bigStarted.get() > 0
+                  && gateway.server().stats().streams() == 0
                   && fixtures.bigEnded.get() == fixtures.bigStarted.get(),
           () ->
               "emitters started "
