@@ -133,16 +133,8 @@ class McpConformanceSuiteTest {
               + McpConformanceClient.class.getName()
               + " \"$@\"\n");
       script.toFile().setExecutable(true);
-      // The suite starts all of a set's clients at once (39 JVMs for 2026-07-28): on two busy
-      // cores its default 30 s per client was seen to run out, so each gets two minutes.
       passesAgainstTheBaseline(
-          requirements,
-          "mcp-conformance-client-",
-          "client",
-          "--command",
-          script.toString(),
-          "--timeout",
-          "120000");
+          requirements, "mcp-conformance-client-", "client", "--command", script.toString());
     } finally {
       Files.deleteIfExists(script);
     }
