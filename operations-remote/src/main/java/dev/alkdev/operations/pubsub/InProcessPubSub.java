@@ -156,6 +156,11 @@ public final class InProcessPubSub implements PubSub {
   }
 
   @Override
+  public boolean isConnected() {
+    return !closed;
+  }
+
+  @Override
   public void close() {
     if (closed) {
       return;

@@ -77,6 +77,14 @@ public interface PubSub extends AutoCloseable {
   }
 
   /**
+   * Whether the transport is connected to its broker at the moment, for health checks. A transport
+   * that has no broker (in-process) or cannot tell answers {@code true} until closed.
+   */
+  default boolean isConnected() {
+    return true;
+  }
+
+  /**
    * Runs {@code action} when the transport is closed or loses its connection, so that callers can
    * fail their pending calls at once instead of at their deadlines; at once if it is closed
    * already. An action that throws does not keep the others from running.

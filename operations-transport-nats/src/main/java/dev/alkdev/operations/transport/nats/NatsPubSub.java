@@ -211,6 +211,7 @@ public final class NatsPubSub implements PubSub {
   }
 
   /** Whether the connection is up at the moment. */
+  @Override
   public boolean isConnected() {
     return keeper.isConnected();
   }

@@ -257,6 +257,7 @@ public final class RedisPubSub implements PubSub {
   }
 
   /** Whether both connections are up at the moment. */
+  @Override
   public boolean isConnected() {
     return keeper.isConnected() && connector.commands().isUp();
   }

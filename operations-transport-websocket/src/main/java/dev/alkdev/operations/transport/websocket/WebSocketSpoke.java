@@ -201,6 +201,7 @@ public final class WebSocketSpoke implements PubSub {
     return connector.identity();
   }
 
+  @Override
   public boolean isConnected() {
     return keeper.isConnected();
   }
