@@ -6,6 +6,8 @@
 module dev.alkdev.operations.metrics {
   requires transitive dev.alkdev.operations.remote;
   requires transitive micrometer.core;
+  requires transitive micrometer.observation;
+  requires micrometer.commons;
 
   exports dev.alkdev.operations.metrics;
 }
