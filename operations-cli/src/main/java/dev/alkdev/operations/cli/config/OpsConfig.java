@@ -1,11 +1,16 @@
 package dev.alkdev.operations.cli.config;
 
+import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.cli.internal.ConfigParser;
+import dev.alkdev.operations.cli.internal.SourceSet;
+import dev.alkdev.operations.source.OperationSource;
 import dev.alkdev.operations.source.SourceEntry;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -68,6 +73,52 @@ public record OpsConfig(List<SourceEntry> sources) {
    */
   public static OpsConfig parse(String text, String origin) {
     return ConfigParser.parse(text, origin);
+  }
+
+  /**
+   * The sources of this configuration, loaded into {@code registry} the way {@code ops} loads them:
+   * each entry made by the first {@link dev.alkdev.operations.source.SourceFactory} on the class or
+   * module path that accepts its kind, all loaded at once, waiting up to {@code loadTimeout}. For
+   * hosts that embed the configuration (the Spring Boot starter). Closing the result closes the
+   * sources.
+   *
+   * @param environment where settings that name a secret's variable read it
+   * @throws ConfigException naming each source that could not be created or did not load (those
+   *     that did are closed again)
+   */
+  public Loaded load(
+      OperationRegistry registry, Map<String, String> environment, Duration loadTimeout) {
+    SourceSet set;
+    try {
+      set = SourceSet.create(false, this, environment, loadTimeout);
+    } catch (SourceSet.SourceFailure e) {
+      throw new ConfigException(e.getMessage());
+    }
+    try {
+      set.load(registry, loadTimeout, SourceSet.Progress.NONE);
+    } catch (SourceSet.SourceFailure e) {
+      set.close();
+      throw new ConfigException(e.getMessage());
+    }
+    return new Loaded() {
+      @Override
+      public List<OperationSource> sources() {
+        return set.sources();
+      }
+
+      @Override
+      public void close() {
+        set.close();
+      }
+    };
+  }
+
+  /** The sources {@link #load} loaded; closing it closes them. */
+  public interface Loaded extends AutoCloseable {
+    List<OperationSource> sources();
+
+    @Override
+    void close();
   }
 
   /** The entry called {@code name}, if there is one. */
