@@ -1,0 +1,179 @@
+package dev.alkdev.operations.spring.boot;
+
+import dev.alkdev.operations.cli.config.ConfigException;
+import dev.alkdev.operations.cli.config.OpsConfig;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The sources the properties name, as one {@link OpsConfig}: the files of {@code
+ * operations.config-file} and {@code operations.mcp-servers-file}, and the sections {@code
+ * operations.openapi}, {@code operations.mcp-servers} and {@code operations.sources}, read as
+ * written (keys in their original case, lists as lists, placeholders unresolved) so that ops'
+ * configuration rules, not a second copy of them, decide what is valid.
+ */
+final class PropertySources {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** Section property → the ops configuration key it stands for. */
+  private static final Map<String, String> SECTIONS =
+      Map.of(
+          "operations.openapi", "openapi",
+          "operations.mcp-servers", "mcpServers",
+          "operations.sources", "sources");
+
+  private PropertySources() {}
+
+  /**
+   * @throws IllegalStateException naming the property whose value ops' rules refuse
+   */
+  static OpsConfig read(Environment environment, OperationsProperties properties, Path base) {
+    OpsConfig config = OpsConfig.empty();
+    config = config.plus(file("operations.config-file", properties.getConfigFile(), base));
+    config = config.plus(file("operations.mcp-servers-file", properties.getMcpServersFile(), base));
+    ObjectNode sections = JsonNodeFactory.instance.objectNode();
+    for (Map.Entry<String, String> section : SECTIONS.entrySet()) {
+      JsonNode tree = tree(environment, section.getKey());
+      if (tree != null) {
+        sections.set(section.getValue(), tree);
+      }
+    }
+    if (sections.isEmpty()) {
+      return config;
+    }
+    OpsConfig inline;
+    try {
+      inline = OpsConfig.parse(JSON.writeValueAsString(sections), "properties");
+    } catch (ConfigException e) {
+      throw new IllegalStateException(propertyNamed(e.getMessage()), e);
+    }
+    try {
+      return config.plus(inline);
+    } catch (ConfigException e) {
+      throw new IllegalStateException("operations: " + e.getMessage(), e);
+    }
+  }
+
+  private static OpsConfig file(String property, String value, Path base) {
+    if (value == null || value.isBlank()) {
+      return OpsConfig.empty();
+    }
+    try {
+      return OpsConfig.read(base.resolve(value));
+    } catch (ConfigException e) {
+      throw new IllegalStateException(property + " (" + value + "): " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Turns ops' "properties: openapi.pets.location is required" into
+   * "operations.openapi.pets.location is required", so the message names the property to fix.
+   */
+  static String propertyNamed(String message) {
+    String rest = message.startsWith("properties: ") ? message.substring(12) : message;
+    for (Map.Entry<String, String> section : SECTIONS.entrySet()) {
+      if (rest.startsWith(section.getValue() + ".") || rest.startsWith(section.getValue() + " ")) {
+        return section.getKey() + rest.substring(section.getValue().length());
+      }
+    }
+    return "operations: " + rest;
+  }
+
+  /** Every property under {@code prefix} as a JSON tree; null if there is none. */
+  static JsonNode tree(Environment environment, String prefix) {
+    ConfigurationPropertyName root = ConfigurationPropertyName.of(prefix);
+    Set<ConfigurationPropertyName> seen = new HashSet<>();
+    ObjectNode tree = JsonNodeFactory.instance.objectNode();
+    boolean any = false;
+    for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+      if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+        continue;
+      }
+      List<ConfigurationPropertyName> names = iterable.stream().filter(root::isAncestorOf).toList();
+      for (ConfigurationPropertyName name : names) {
+        if (!seen.add(name)) {
+          continue; // a source earlier in the order set it: that one wins, as in Spring
+        }
+        ConfigurationProperty property = iterable.getConfigurationProperty(name);
+        if (property == null || property.getValue() == null) {
+          continue;
+        }
+        put(tree, name, root.getNumberOfElements(), value(property.getValue()));
+        any = true;
+      }
+    }
+    return any ? tree : null;
+  }
+
+  private static void put(
+      ObjectNode tree, ConfigurationPropertyName name, int from, JsonNode value) {
+    JsonNode node = tree;
+    int last = name.getNumberOfElements() - 1;
+    for (int i = from; i <= last; i++) {
+      boolean index = name.isNumericIndex(i);
+      String element = name.getElement(i, Form.ORIGINAL);
+      boolean nextIsIndex = i < last && name.isNumericIndex(i + 1);
+      if (i == last) {
+        set(node, element, index, value);
+      } else {
+        JsonNode child = get(node, element, index);
+        if (child == null || !(nextIsIndex ? child.isArray() : child.isObject())) {
+          child =
+              nextIsIndex
+                  ? JsonNodeFactory.instance.arrayNode()
+                  : JsonNodeFactory.instance.objectNode();
+          set(node, element, index, child);
+        }
+        node = child;
+      }
+    }
+  }
+
+  private static JsonNode get(JsonNode node, String element, boolean index) {
+    if (index && node instanceof ArrayNode array) {
+      int i = Integer.parseInt(element);
+      return i < array.size() ? array.get(i) : null;
+    }
+    return node instanceof ObjectNode object ? object.get(element) : null;
+  }
+
+  private static void set(JsonNode node, String element, boolean index, JsonNode value) {
+    if (index && node instanceof ArrayNode array) {
+      int i = Integer.parseInt(element);
+      while (array.size() <= i) {
+        array.addNull();
+      }
+      array.set(i, value);
+    } else if (node instanceof ObjectNode object) {
+      object.set(element, value);
+    }
+  }
+
+  private static JsonNode value(Object value) {
+    if (value instanceof Boolean b) {
+      return JsonNodeFactory.instance.booleanNode(b);
+    }
+    if (value instanceof Integer || value instanceof Long) {
+      return JsonNodeFactory.instance.numberNode(((Number) value).longValue());
+    }
+    if (value instanceof Number n) {
+      return JsonNodeFactory.instance.numberNode(n.doubleValue());
+    }
+    return JsonNodeFactory.instance.stringNode(value.toString());
+  }
+}
