@@ -76,11 +76,18 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
   private void registerAnnotatedBeans() {
     for (String name : beans.getBeanDefinitionNames()) {
       var definition = beans.getBeanDefinition(name);
-      if (definition.isAbstract() || !definition.isSingleton()) {
-        continue; // prototypes and scoped beans have no one object to run operations on
+      if (definition.isAbstract()
+          || !definition.isSingleton()
+          || definition.getAttribute(TypedClientsRegistrar.CONTRACT) != null) {
+        // Prototypes and scoped beans have no one object to run operations on; typed clients
+        // call operations rather than implement them.
+        continue;
       }
       Class<?> type = beans.getType(name, false);
-      if (type == null || !hasOperations(ClassUtils.getUserClass(type))) {
+      if (type == null
+          || type.isInterface()
+          || java.lang.reflect.Proxy.isProxyClass(type)
+          || !hasOperations(ClassUtils.getUserClass(type))) {
         continue;
       }
       Object bean = beans.getBean(name);

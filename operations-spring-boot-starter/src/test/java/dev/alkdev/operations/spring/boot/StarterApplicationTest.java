@@ -54,6 +54,7 @@ class StarterApplicationTest {
   @Autowired TestApplication.Greeter greeter;
   @Autowired TestApplication.CountingInterceptor counting;
   @Autowired MeterRegistry meters;
+  @Autowired TestApplication.GreeterClient greeterClient;
   @LocalServerPort int port;
 
   private static PetsBackend startPets() {
@@ -82,6 +83,14 @@ class StarterApplicationTest {
     assertThat(registry.list())
         .extracting(OperationSpec::id)
         .contains("greeter.hello", "greeter.secret", "clock.now", "pets.listPets");
+  }
+
+  @Test
+  void typedClientsAreInjectableBeans() {
+    int before = greeter.calls.get();
+    assertThat(greeterClient.hello(new TestApplication.Hello("Typed")).text())
+        .isEqualTo("Hello, Typed!");
+    assertThat(greeter.calls.get()).isEqualTo(before + 1);
   }
 
   @Test

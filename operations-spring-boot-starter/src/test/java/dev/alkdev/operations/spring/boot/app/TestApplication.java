@@ -7,6 +7,7 @@ import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.annotation.Namespace;
 import dev.alkdev.operations.annotation.Operation;
 import dev.alkdev.operations.scan.OperationProvider;
+import dev.alkdev.operations.spring.boot.EnableTypedClients;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +17,15 @@ import org.springframework.stereotype.Component;
 
 /** A Boot application with an annotated bean, a provider and an interceptor. */
 @SpringBootApplication
+@EnableTypedClients(TestApplication.GreeterClient.class)
 public class TestApplication {
+
+  /** The greeter's contract as a typed client: an injectable bean. */
+  @Namespace("greeter")
+  public interface GreeterClient {
+    @Operation
+    Greeting hello(Hello input);
+  }
 
   public record Hello(String name) {}
 
