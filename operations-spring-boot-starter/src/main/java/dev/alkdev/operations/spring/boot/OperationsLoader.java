@@ -22,6 +22,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -120,7 +121,12 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
   }
 
   private void loadSources() {
-    OpsConfig config = PropertySources.read(environment, properties, Path.of(""));
+    OpsConfig config =
+        PropertySources.read(
+            environment,
+            properties,
+            Path.of(""),
+            new DefaultResourceLoader(beans.getBeanClassLoader()));
     if (config.sources().isEmpty()) {
       return;
     }

@@ -2,7 +2,11 @@ package dev.alkdev.operations.spring.boot;
 
 import dev.alkdev.operations.cli.config.ConfigException;
 import dev.alkdev.operations.cli.config.OpsConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +18,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.ResourceLoader;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -42,15 +48,31 @@ final class PropertySources {
   /**
    * @throws IllegalStateException naming the property whose value ops' rules refuse
    */
-  static OpsConfig read(Environment environment, OperationsProperties properties, Path base) {
+  static OpsConfig read(
+      Environment environment,
+      OperationsProperties properties,
+      Path base,
+      ResourceLoader resources) {
     OpsConfig config = OpsConfig.empty();
-    config = config.plus(file("operations.config-file", properties.getConfigFile(), base));
-    config = config.plus(file("operations.mcp-servers-file", properties.getMcpServersFile(), base));
+    config =
+        config.plus(file("operations.config-file", properties.getConfigFile(), base, resources));
+    config =
+        config.plus(
+            file("operations.mcp-servers-file", properties.getMcpServersFile(), base, resources));
     ObjectNode sections = JsonNodeFactory.instance.objectNode();
     for (Map.Entry<String, String> section : SECTIONS.entrySet()) {
       JsonNode tree = tree(environment, section.getKey());
       if (tree != null) {
         sections.set(section.getValue(), tree);
+      }
+    }
+    if (sections.get("openapi") instanceof ObjectNode openapi) {
+      for (Map.Entry<String, JsonNode> entry : openapi.properties()) {
+        if (entry.getValue() instanceof ObjectNode document
+            && document.path("location").isString()) {
+          String property = "operations.openapi." + entry.getKey() + ".location";
+          document.put("location", local(property, document.get("location").asString(), resources));
+        }
       }
     }
     if (sections.isEmpty()) {
@@ -69,12 +91,13 @@ final class PropertySources {
     }
   }
 
-  private static OpsConfig file(String property, String value, Path base) {
+  private static OpsConfig file(
+      String property, String value, Path base, ResourceLoader resources) {
     if (value == null || value.isBlank()) {
       return OpsConfig.empty();
     }
     try {
-      return OpsConfig.read(base.resolve(value));
+      return OpsConfig.read(base.resolve(local(property, value, resources)));
     } catch (ConfigException e) {
       throw new IllegalStateException(property + " (" + value + "): " + e.getMessage(), e);
     }
@@ -92,6 +115,37 @@ final class PropertySources {
       }
     }
     return "operations: " + rest;
+  }
+
+  /**
+   * {@code location} as a path ops can read: itself, unless it is a {@code classpath:} location,
+   * which becomes its file, or (inside a jar) a copy in a temporary file deleted when the JVM
+   * exits, so a packaged application can carry its documents.
+   */
+  static String local(String property, String location, ResourceLoader resources) {
+    if (!location.startsWith(ResourceLoader.CLASSPATH_URL_PREFIX)) {
+      return location;
+    }
+    Resource resource = resources.getResource(location);
+    if (!resource.exists()) {
+      throw new IllegalStateException(property + ": " + location + " is not on the class path");
+    }
+    if (resource.isFile()) {
+      try {
+        return resource.getFile().getAbsolutePath();
+      } catch (IOException e) {
+        // Copied below.
+      }
+    }
+    String name = resource.getFilename() == null ? "document" : resource.getFilename();
+    try (InputStream in = resource.getInputStream()) {
+      Path copy = Files.createTempFile("operations-", "-" + name);
+      copy.toFile().deleteOnExit();
+      Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
+      return copy.toString();
+    } catch (IOException e) {
+      throw new IllegalStateException(property + ": cannot read " + location + ": " + e, e);
+    }
   }
 
   /** Every property under {@code prefix} as a JSON tree; null if there is none. */

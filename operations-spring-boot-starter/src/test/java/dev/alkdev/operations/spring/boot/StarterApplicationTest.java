@@ -15,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -67,9 +66,7 @@ class StarterApplicationTest {
 
   @DynamicPropertySource
   static void pets(DynamicPropertyRegistry properties) {
-    properties.add(
-        "operations.openapi.pets.location",
-        () -> Path.of("src/test/resources/pets.yaml").toAbsolutePath().toString());
+    properties.add("operations.openapi.pets.location", () -> "classpath:pets.yaml");
     properties.add("operations.openapi.pets.baseUrl", PETS::baseUrl);
   }
 
