@@ -33,11 +33,13 @@ public class Assistant {
                   "no Spring AI chat model: add a model starter such as"
                       + " spring-ai-starter-model-openai and its API key");
             });
+    // snippet: chat
     return ChatClient.builder(chat)
-        .defaultToolCallbacks(operationTools.getObject())
+        .defaultToolCallbacks(operationTools.getObject()) // the starter's "operationTools" bean
         .build()
         .prompt(question)
         .call()
         .content();
+    // end-snippet
   }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.stereotype.Component;
 
 /** Operations orders.place and orders.refund: a bean's annotated methods, found by the starter. */
+// snippet: orders
 @Component
 @Namespace("orders")
 public class Orders {
@@ -32,3 +33,4 @@ public class Orders {
     return new Refund(request.orderId(), true);
   }
 }
+// end-snippet

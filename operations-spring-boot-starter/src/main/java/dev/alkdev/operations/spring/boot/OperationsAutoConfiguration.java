@@ -82,14 +82,13 @@ public class OperationsAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  static OperationsLoader operationsLoader(
+  OperationsLoader operationsLoader(
       ConfigurableListableBeanFactory beans,
-      ObjectProvider<OperationRegistry> registry,
+      OperationRegistry registry,
       OperationsProperties properties,
       Environment environment,
-      ObjectProvider<OperationsTransports> transports) {
-    return new OperationsLoader(
-        beans, registry.getObject(), properties, environment, transports.getObject());
+      OperationsTransports transports) {
+    return new OperationsLoader(beans, registry, properties, environment, transports);
   }
 
   @Bean
@@ -176,19 +175,15 @@ public class OperationsAutoConfiguration {
 
     @Bean
     @ConditionalOnProperty(prefix = "operations.ai", name = "import-tools")
-    static SpringAiTools.Importer operationsToolImporter(
-        ObjectProvider<OperationRegistry> registry,
-        ObjectProvider<OperationsProperties> properties,
+    SpringAiTools.Importer operationsToolImporter(
+        OperationRegistry registry,
+        OperationsProperties properties,
         ObjectProvider<org.springframework.ai.tool.ToolCallbackProvider> providers,
         ObjectProvider<org.springframework.ai.tool.ToolCallback> callbacks,
         @org.springframework.beans.factory.annotation.Qualifier("operationTools")
             ObjectProvider<org.springframework.ai.tool.ToolCallbackProvider> own) {
       return new SpringAiTools.Importer(
-          registry.getObject(),
-          properties.getObject().getAi(),
-          providers,
-          callbacks,
-          own.getIfAvailable());
+          registry, properties.getAi(), providers, callbacks, own.getIfAvailable());
     }
   }
 }

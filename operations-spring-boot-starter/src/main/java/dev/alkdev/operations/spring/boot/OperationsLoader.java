@@ -42,7 +42,9 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
   private final Environment environment;
   private final OperationsTransports transports;
   private final List<AutoCloseable> opened = new ArrayList<>();
-  private final Map<String, RemoteCatalog> catalogs = new LinkedHashMap<>();
+
+  /** Written once, at start-up; read by health from any thread. */
+  private volatile Map<String, RemoteCatalog> catalogs = Map.of();
 
   OperationsLoader(
       ConfigurableListableBeanFactory beans,
@@ -142,23 +144,25 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
   }
 
   private void importRemoteOperations() {
+    Map<String, RemoteCatalog> imported = new LinkedHashMap<>();
     for (String kind : transports.kinds()) {
       if (!transports.settings(kind).isImportOperations()) {
         continue;
       }
       RemoteCatalog catalog = RemoteCatalog.create(transports.connect(kind));
       opened.add(catalog);
-      catalogs.put(kind, catalog);
+      imported.put(kind, catalog);
       catalog.awaitSettled(QUIET, properties.getLoadTimeout());
       Registration registration = catalog.registerInto(registry);
       opened.add(registration::remove);
     }
+    catalogs = Map.copyOf(imported);
   }
 
   /** The nodes known on each importing transport, for health. */
   Map<String, List<RemoteNode>> nodes() {
     Map<String, List<RemoteNode>> nodes = new LinkedHashMap<>();
-    catalogs.forEach((kind, catalog) -> nodes.put(kind, catalog.nodes()));
+    new java.util.TreeMap<>(catalogs).forEach((kind, catalog) -> nodes.put(kind, catalog.nodes()));
     return nodes;
   }
 
