@@ -14,6 +14,6 @@ public class PetsController {
 
   @GetMapping("/pets")
   public List<Pet> pets(@RequestParam(defaultValue = "10") int limit) {
-    return PETS.subList(0, Math.min(limit, PETS.size()));
+    return PETS.subList(0, Math.max(0, Math.min(limit, PETS.size())));
   }
 }

@@ -87,6 +87,8 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  * ACCESS_DENIED text) to another without the scopes.
  */
 public final class OperationTools implements ToolCallbackProvider {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(OperationTools.class);
 
   /**
    * The tool context key under which a request may give the {@link Identity} its tool calls run as,
@@ -214,32 +216,39 @@ public final class OperationTools implements ToolCallbackProvider {
     }
 
     /**
-     * Takes the operations the identity may call, filtered, and makes their tools.
-     *
-     * @throws IllegalArgumentException if two operations map to one tool name (narrow the
-     *     operations with {@link #include} or {@link #exclude})
+     * Takes the operations the identity may call, filtered, and makes their tools. Two ids with one
+     * tool name ({@code a.b_c}, {@code a_b.c}): the later id in id order is named with its hash
+     * ({@link ToolNames#distinct}); one that cannot be named so is left out, with a warning.
      */
     public OperationTools build() {
       Settings settings = new Settings(identity, subscriptionItems, subscriptionWindow, timeout);
       Map<String, String> idsByName = new HashMap<>();
       List<ToolCallback> callbacks = new ArrayList<>();
-      for (OperationSpec spec : registry.listCallableBy(identity)) {
+      List<OperationSpec> specs = new ArrayList<>(registry.listCallableBy(identity));
+      specs.sort(java.util.Comparator.comparing(OperationSpec::id));
+      for (OperationSpec spec : specs) {
         if (!offered(spec.id())) {
           continue;
         }
         String name = ToolNames.of(spec.id());
-        String other = idsByName.putIfAbsent(name, spec.id());
-        if (other != null) {
-          throw new IllegalArgumentException(
-              "Operations "
-                  + other
-                  + " and "
-                  + spec.id()
-                  + " both map to the tool name "
-                  + name
-                  + ": a model could not tell them apart. Leave one out with include(...) or"
-                  + " exclude(...)");
+        if (idsByName.containsKey(name)) {
+          // Two ids, one name (a.b_c and a_b.c): the later id, in id order, takes a name with
+          // its hash; should that be taken too, it is left out rather than guessed. A registry
+          // that changes (remote nodes come and go) never makes the whole set fail.
+          String distinct = ToolNames.distinct(spec.id());
+          if (idsByName.containsKey(distinct)) {
+            LOG.warn(
+                "operation {} is not offered as a tool: its names {} and {} are taken by {} and {}",
+                spec.id(),
+                name,
+                distinct,
+                idsByName.get(name),
+                idsByName.get(distinct));
+            continue;
+          }
+          name = distinct;
         }
+        idsByName.put(name, spec.id());
         callbacks.add(new OperationToolCallback(registry, spec, name, settings));
       }
       return new OperationTools(callbacks);

@@ -22,16 +22,32 @@ final class ToolNames {
    * the same id always gets the same name and two long ids that share a prefix still differ.
    */
   static String of(String operationId) {
-    StringBuilder name = new StringBuilder(operationId.length());
-    for (int i = 0; i < operationId.length(); i++) {
-      char c = operationId.charAt(i);
-      name.append(isToolNameChar(c) ? c : '_');
-    }
+    StringBuilder name = safe(operationId);
     if (name.length() <= MAX_LENGTH) {
       return name.toString();
     }
     name.setLength(MAX_LENGTH - HASH_CHARS - 1);
     return name.append('_').append(hash(operationId)).toString();
+  }
+
+  /**
+   * The name for an id whose {@link #of} name another id holds (after the characters were replaced,
+   * {@code a.b_c} and {@code a_b.c} are one name): its safe head, cut so that {@code _} and 8 hex
+   * digits of the id's SHA-256 fit.
+   */
+  static String distinct(String operationId) {
+    StringBuilder name = safe(operationId);
+    name.setLength(Math.min(name.length(), MAX_LENGTH - HASH_CHARS - 1));
+    return name.append('_').append(hash(operationId)).toString();
+  }
+
+  private static StringBuilder safe(String operationId) {
+    StringBuilder name = new StringBuilder(operationId.length());
+    for (int i = 0; i < operationId.length(); i++) {
+      char c = operationId.charAt(i);
+      name.append(isToolNameChar(c) ? c : '_');
+    }
+    return name;
   }
 
   private static boolean isToolNameChar(char c) {

@@ -403,16 +403,26 @@ class OperationToolsTest {
   }
 
   @Test
-  void twoOperationsWithOneToolNameAreRefused() {
+  void twoOperationsWithOneToolNameAreBothOfferedUnderDistinctNames() {
     registry.register(OperationSpec.builder("a", "b_c").build(), (input, context) -> 1);
     registry.register(OperationSpec.builder("a_b", "c").build(), (input, context) -> 2);
 
-    assertThatThrownBy(() -> OperationTools.builder(registry).build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("a.b_c")
-        .hasMessageContaining("a_b.c")
-        .hasMessageContaining("a_b_c");
-    assertThat(names(OperationTools.builder(registry).exclude("a_b.c").build())).contains("a_b_c");
+    OperationTools tools = OperationTools.builder(registry).build();
+    // The first id in id order keeps the plain name; the other's name carries its hash.
+    List<String> mine = names(tools).stream().filter(n -> n.startsWith("a_b_c")).toList();
+    assertThat(mine).hasSize(2).contains("a_b_c");
+    String other = mine.stream().filter(n -> !n.equals("a_b_c")).findFirst().orElseThrow();
+    assertThat(other).matches("a_b_c_[0-9a-f]{8}");
+    assertThat(
+            tools.toolCallbacks().stream()
+                .filter(t -> t.getToolDefinition().name().equals(other))
+                .findFirst()
+                .orElseThrow()
+                .call("{}"))
+        .isEqualTo("2");
+    assertThat(names(OperationTools.builder(registry).exclude("a_b.c").build()))
+        .filteredOn(n -> n.startsWith("a_b_c"))
+        .containsExactly("a_b_c");
   }
 
   @Test

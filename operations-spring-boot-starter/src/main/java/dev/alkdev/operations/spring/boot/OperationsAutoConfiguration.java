@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,9 +18,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 
 /**
@@ -57,19 +61,18 @@ public class OperationsAutoConfiguration {
   OperationServer operationServer(OperationRegistry registry, OperationsProperties properties) {
     OperationsProperties.Serving serving = properties.getServing();
     OperationServer.Builder builder = OperationServer.builder(registry);
-    try {
-      if (serving.getMaxConcurrentCalls() != 0) {
-        builder.maxConcurrentCalls(serving.getMaxConcurrentCalls());
-      }
-      if (serving.getMaxConcurrentStreams() != 0) {
-        builder.maxConcurrentStreams(serving.getMaxConcurrentStreams());
-      }
-      if (serving.getMaxCallsPerIdentity() != 0) {
-        builder.maxCallsPerIdentity(serving.getMaxCallsPerIdentity());
-      }
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("operations.serving: " + e.getMessage(), e);
-    }
+    Settings.apply(
+        "operations.serving.max-concurrent-calls",
+        serving.getMaxConcurrentCalls(),
+        builder::maxConcurrentCalls);
+    Settings.apply(
+        "operations.serving.max-concurrent-streams",
+        serving.getMaxConcurrentStreams(),
+        builder::maxConcurrentStreams);
+    Settings.apply(
+        "operations.serving.max-calls-per-identity",
+        serving.getMaxCallsPerIdentity(),
+        builder::maxCallsPerIdentity);
     return builder.build();
   }
 
@@ -103,13 +106,16 @@ public class OperationsAutoConfiguration {
   @ConditionalOnClass(MeterRegistry.class)
   @ConditionalOnBean(MeterRegistry.class)
   static class Metrics {
+    /** Outermost, so it times every call, those an interceptor of the application refuses too. */
     @Bean
     @ConditionalOnMissingBean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     OperationMetrics operationMetrics(MeterRegistry meters) {
       return OperationMetrics.create(meters);
     }
 
     @Bean
+    @ConditionalOnMissingBean
     OperationsServingGauges operationsServingGauges(
         MeterRegistry meters, ObjectProvider<OperationServer> server) {
       return new OperationsServingGauges(meters, server);
@@ -121,8 +127,10 @@ public class OperationsAutoConfiguration {
   @ConditionalOnClass(ObservationRegistry.class)
   @ConditionalOnBean(ObservationRegistry.class)
   static class Observations {
+    /** Right inside the metrics, so its span covers the application's interceptors. */
     @Bean
     @ConditionalOnMissingBean
+    @Order(Ordered.HIGHEST_PRECEDENCE + 1)
     OperationObservations operationObservations(
         ObservationRegistry observations,
         ObjectProvider<OperationObservationConvention> convention) {
@@ -137,6 +145,7 @@ public class OperationsAutoConfiguration {
   static class Health {
     @Bean
     @ConditionalOnMissingBean(name = "operationsHealthIndicator")
+    @ConditionalOnEnabledHealthIndicator("operations")
     OperationsHealthIndicator operationsHealthIndicator(
         OperationServer server,
         OperationsTransports transports,
@@ -148,10 +157,11 @@ public class OperationsAutoConfiguration {
 
   /** The {@code operations} Actuator endpoint: every operation with its spec and statistics. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(Endpoint.class)
+  @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
   static class Actuator {
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
     OperationsEndpoint operationsEndpoint(OperationRegistry registry, OperationServer server) {
       return new OperationsEndpoint(registry, server);
     }
@@ -176,14 +186,10 @@ public class OperationsAutoConfiguration {
     @Bean
     @ConditionalOnProperty(prefix = "operations.ai", name = "import-tools")
     SpringAiTools.Importer operationsToolImporter(
-        OperationRegistry registry,
         OperationsProperties properties,
         ObjectProvider<org.springframework.ai.tool.ToolCallbackProvider> providers,
-        ObjectProvider<org.springframework.ai.tool.ToolCallback> callbacks,
-        @org.springframework.beans.factory.annotation.Qualifier("operationTools")
-            ObjectProvider<org.springframework.ai.tool.ToolCallbackProvider> own) {
-      return new SpringAiTools.Importer(
-          registry, properties.getAi(), providers, callbacks, own.getIfAvailable());
+        ObjectProvider<org.springframework.ai.tool.ToolCallback> callbacks) {
+      return new SpringAiTools.Importer(properties.getAi(), providers, callbacks);
     }
   }
 }

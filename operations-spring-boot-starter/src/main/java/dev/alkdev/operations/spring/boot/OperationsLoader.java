@@ -27,12 +27,16 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Fills the registry once every singleton exists, before anything serves: the {@code @Operation}
- * methods of every bean, every {@link OperationProvider} bean, the sources the properties name (by
- * ops' rules), and the operations other nodes serve on the transports marked {@code
- * import-operations}. A failure stops start-up with a message that names the bean or property.
- * Closing the context closes the sources and catalogs.
+ * methods of every bean, every {@link OperationProvider} bean, the Spring AI tools when {@code
+ * operations.ai.import-tools} is set, the sources the properties name (by ops' rules), and the
+ * operations other nodes serve on the transports marked {@code import-operations}, in that order. A
+ * failure stops start-up with a message that names the bean or property. Closing the context closes
+ * the sources and catalogs.
  */
 public final class OperationsLoader implements SmartInitializingSingleton, DisposableBean {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(OperationsLoader.class);
+
   /** How long discovery waits for no new node before it counts the catalog as settled. */
   private static final Duration QUIET = Duration.ofMillis(250);
 
@@ -68,6 +72,7 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
           .orderedStream()
           .forEach(provider -> registry.registerAll(provider.operations()));
     }
+    beans.getBeanProvider(RegistryFiller.class).orderedStream().forEach(f -> f.fill(registry));
     loadSources();
     importRemoteOperations();
     List<String> problems = TypedClientsRegistrar.check(beans, registry);
@@ -99,6 +104,11 @@ public final class OperationsLoader implements SmartInitializingSingleton, Dispo
       if (AopUtils.isAopProxy(bean)) {
         Object target = AopProxyUtils.getSingletonTarget(bean);
         if (target != null) {
+          LOG.warn(
+              "bean '{}' is a proxy: its operations run on its target, so its advice"
+                  + " (@Transactional, @PreAuthorize, ...) does not apply to them; use an"
+                  + " OperationInterceptor or the operations' scopes instead",
+              name);
           bean = target;
         }
       }

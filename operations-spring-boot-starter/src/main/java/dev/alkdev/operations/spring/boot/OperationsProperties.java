@@ -196,6 +196,20 @@ public class OperationsProperties {
     /** The namespace of imported Spring AI tools. */
     private String importNamespace = "tools";
 
+    /**
+     * The scopes a caller needs for the imported tools; none by default, so keep the servers on
+     * loopback or set an authenticator when the tools act on anything.
+     */
+    private List<String> importScopes = new ArrayList<>();
+
+    public List<String> getImportScopes() {
+      return importScopes;
+    }
+
+    public void setImportScopes(List<String> importScopes) {
+      this.importScopes = importScopes;
+    }
+
     public boolean isTools() {
       return tools;
     }

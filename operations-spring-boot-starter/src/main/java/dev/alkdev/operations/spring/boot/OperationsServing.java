@@ -23,6 +23,9 @@ import org.springframework.context.SmartLifecycle;
  * use are destroyed.
  */
 public final class OperationsServing implements SmartLifecycle {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(OperationsServing.class);
+
   private final OperationServer server;
   private final OperationsProperties properties;
   private final OperationsTransports transports;
@@ -31,6 +34,9 @@ public final class OperationsServing implements SmartLifecycle {
   private McpHttpEndpoint mcpEndpoint;
   private final Map<String, ServingNode> nodes = new LinkedHashMap<>();
   private volatile boolean running;
+
+  /** What runs, for health: read without the lock, which a drain holds for its whole timeout. */
+  private volatile List<String> listeners = List.of();
 
   OperationsServing(
       OperationServer server, OperationsProperties properties, OperationsTransports transports) {
@@ -41,6 +47,12 @@ public final class OperationsServing implements SmartLifecycle {
 
   @Override
   public synchronized void start() {
+    if (server.isClosed()) {
+      // Stopping drained the pipeline the servers share; it does not reopen.
+      throw new IllegalStateException(
+          "the operations serving pipeline was drained when this context stopped; serving does"
+              + " not restart in the same context");
+    }
     try {
       startHttp();
       startMcp();
@@ -50,6 +62,7 @@ public final class OperationsServing implements SmartLifecycle {
       throw e;
     }
     running = true;
+    listeners = currentListeners();
   }
 
   private void startHttp() {
@@ -58,6 +71,7 @@ public final class OperationsServing implements SmartLifecycle {
       return;
     }
     check("operations.http.port", http.getPort());
+    warnIfExposed("operations.http.host", http.getHost());
     try {
       gateway =
           HttpGateway.builder(server)
@@ -81,6 +95,7 @@ public final class OperationsServing implements SmartLifecycle {
       return;
     }
     check("operations.mcp.port", settings.getPort());
+    warnIfExposed("operations.mcp.host", settings.getHost());
     try {
       mcp =
           McpServer.builder(server)
@@ -99,6 +114,8 @@ public final class OperationsServing implements SmartLifecycle {
   }
 
   private void startNodes() {
+    long serving =
+        transports.kinds().stream().filter(kind -> transports.settings(kind).isServe()).count();
     for (String kind : transports.kinds()) {
       if (!transports.settings(kind).isServe()) {
         continue;
@@ -109,13 +126,34 @@ public final class OperationsServing implements SmartLifecycle {
               .drainTimeout(properties.getServing().getDrainTimeout());
       String id = properties.getNode().getId();
       if (id != null && !id.isBlank()) {
-        node.nodeId(transports.kinds().size() > 1 ? id + "-" + kind : id);
+        node.nodeId(serving > 1 ? id + "-" + kind : id);
       }
       try {
         nodes.put(kind, node.start());
       } catch (IllegalArgumentException e) {
         throw new IllegalStateException("operations.node: " + e.getMessage(), e);
       }
+    }
+  }
+
+  /**
+   * These servers are outside the application's web server: its security filter chain and its TLS
+   * do not cover them (D107). Binding beyond loopback is allowed, and said.
+   */
+  private static void warnIfExposed(String property, String host) {
+    boolean loopback;
+    try {
+      loopback = java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      loopback = false;
+    }
+    if (!loopback) {
+      LOG.warn(
+          "{} is {}: served beyond loopback, outside the application's web server, so its"
+              + " security filter chain and TLS do not apply; only operations that need no scope"
+              + " are callable without an authenticator",
+          property,
+          host);
     }
   }
 
@@ -129,7 +167,14 @@ public final class OperationsServing implements SmartLifecycle {
   @Override
   public synchronized void stop() {
     running = false;
+    listeners = List.of();
     stopAll();
+  }
+
+  /** Stopping drains the shared pipeline for good (see {@link #start}), so it is no pause. */
+  @Override
+  public boolean isPauseable() {
+    return false;
   }
 
   private void stopAll() {
@@ -166,7 +211,11 @@ public final class OperationsServing implements SmartLifecycle {
     return running;
   }
 
-  /** Late, so the web server and whatever else the operations use are up first. */
+  /**
+   * The phase of Boot's graceful web-server shutdown: serving starts after the web server has
+   * started and drains before it stops, both in the same order as the application's own web
+   * endpoints.
+   */
   @Override
   public int getPhase() {
     return SmartLifecycle.DEFAULT_PHASE - 1024;
@@ -190,7 +239,11 @@ public final class OperationsServing implements SmartLifecycle {
   }
 
   /** What runs, for health: "http", "mcp", and the node transports. */
-  synchronized List<String> listeners() {
+  List<String> listeners() {
+    return listeners;
+  }
+
+  private List<String> currentListeners() {
     List<String> listeners = new ArrayList<>();
     if (gateway != null) {
       listeners.add("http");
@@ -199,6 +252,6 @@ public final class OperationsServing implements SmartLifecycle {
       listeners.add("mcp");
     }
     listeners.addAll(nodes.keySet());
-    return listeners;
+    return List.copyOf(listeners);
   }
 }

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -148,10 +149,15 @@ final class PropertySources {
     }
   }
 
-  /** Every property under {@code prefix} as a JSON tree; null if there is none. */
+  /**
+   * Every property under {@code prefix} as a JSON tree; null if there is none. As Spring binds
+   * them: a property set in several sources takes the first source's value, and a list is taken
+   * whole from the first source that has any of its elements, never merged element by element.
+   */
   static JsonNode tree(Environment environment, String prefix) {
     ConfigurationPropertyName root = ConfigurationPropertyName.of(prefix);
     Set<ConfigurationPropertyName> seen = new HashSet<>();
+    Map<ConfigurationPropertyName, ConfigurationPropertySource> listOwners = new HashMap<>();
     ObjectNode tree = JsonNodeFactory.instance.objectNode();
     boolean any = false;
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
@@ -163,15 +169,32 @@ final class PropertySources {
         if (!seen.add(name)) {
           continue; // a source earlier in the order set it: that one wins, as in Spring
         }
+        ConfigurationPropertyName list = outermostList(name, root.getNumberOfElements());
+        if (list != null
+            && listOwners.putIfAbsent(list, source) != null
+            && listOwners.get(list) != source) {
+          continue; // an earlier source set this list: it is taken whole from there
+        }
         ConfigurationProperty property = iterable.getConfigurationProperty(name);
         if (property == null || property.getValue() == null) {
           continue;
         }
-        put(tree, name, root.getNumberOfElements(), value(property.getValue()));
+        String key = name.getElement(name.getNumberOfElements() - 1, Form.ORIGINAL);
+        put(tree, name, root.getNumberOfElements(), value(key, property.getValue()));
         any = true;
       }
     }
     return any ? tree : null;
+  }
+
+  /** The name of the outermost list {@code name} is an element of, or null. */
+  private static ConfigurationPropertyName outermostList(ConfigurationPropertyName name, int from) {
+    for (int i = from; i < name.getNumberOfElements(); i++) {
+      if (name.isNumericIndex(i)) {
+        return name.chop(i);
+      }
+    }
+    return null;
   }
 
   private static void put(
@@ -218,9 +241,17 @@ final class PropertySources {
     }
   }
 
-  private static JsonNode value(Object value) {
+  /**
+   * A value as JSON: YAML gives typed values; {@code .properties} files, environment variables and
+   * the command line give text, which stays text (ops' settings are text) but for {@code disabled},
+   * ops' one switch, where {@code true} and {@code false} mean the booleans.
+   */
+  private static JsonNode value(String key, Object value) {
     if (value instanceof Boolean b) {
       return JsonNodeFactory.instance.booleanNode(b);
+    }
+    if (key.equals("disabled") && (value.equals("true") || value.equals("false"))) {
+      return JsonNodeFactory.instance.booleanNode(value.equals("true"));
     }
     if (value instanceof Integer || value instanceof Long) {
       return JsonNodeFactory.instance.numberNode(((Number) value).longValue());

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.mock.env.MockEnvironment;
 import tools.jackson.databind.JsonNode;
@@ -111,5 +113,30 @@ class PropertySourcesTest {
               "operations.serving.max-concurrent-calls");
       assertThat(byName.get("operations.load-timeout").path("description").asString()).isNotBlank();
     }
+  }
+
+  @Test
+  void aListIsTakenWholeFromTheFirstSourceThatHasItAndDisabledIsABoolean() {
+    StandardEnvironment environment = new StandardEnvironment();
+    environment
+        .getPropertySources()
+        .addFirst(
+            new MapPropertySource(
+                "low",
+                Map.of(
+                    "operations.mcp-servers.files.args[0]", "-y",
+                    "operations.mcp-servers.files.args[1]", "old",
+                    "operations.mcp-servers.files.args[2]", "stale",
+                    "operations.mcp-servers.files.command", "npx")));
+    environment
+        .getPropertySources()
+        .addFirst(
+            new MapPropertySource(
+                "high",
+                Map.of(
+                    "operations.mcp-servers.files.args[0]", "new",
+                    "operations.mcp-servers.files.disabled", "true")));
+    assertThat(PropertySources.tree(environment, "operations.mcp-servers").toString())
+        .isEqualTo("{\"files\":{\"args\":[\"new\"],\"disabled\":true,\"command\":\"npx\"}}");
   }
 }

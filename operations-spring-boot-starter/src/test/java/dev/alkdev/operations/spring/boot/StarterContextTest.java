@@ -256,6 +256,89 @@ class StarterContextTest {
                     .isEmpty());
   }
 
+  @Test
+  void importedToolsNeedTheImportScopesAndOperationToolsAreNotImportedBack() {
+    runner
+        .withUserConfiguration(ToolsConfig.class, GreeterConfig.class, OwnOperationTools.class)
+        .withPropertyValues(
+            "operations.ai.import-tools=true", "operations.ai.import-scopes=weather")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              OperationRegistry registry = context.getBean(OperationRegistry.class);
+              assertThat(registry.getSpec("tools.temperature").orElseThrow().accessControl())
+                  .isEqualTo(dev.alkdev.operations.AccessControl.requireScopes("weather"));
+              assertThat(registry.list())
+                  .extracting(OperationSpec::id)
+                  .noneMatch(id -> id.startsWith("tools.greeter"));
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnOperationTools {
+    @Bean
+    ToolCallbackProvider myOperationTools(OperationRegistry registry) {
+      return dev.alkdev.operations.springai.OperationTools.builder(registry).build();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Refusing {
+    @Bean
+    dev.alkdev.operations.OperationInterceptor refuseEveryone() {
+      return (invocation, chain) -> {
+        throw dev.alkdev.operations.CallError.of(
+            dev.alkdev.operations.ErrorCode.ACCESS_DENIED, "no one today");
+      };
+    }
+
+    @Bean
+    io.micrometer.core.instrument.MeterRegistry meters() {
+      return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void callsTheApplicationsInterceptorsRefuseAreStillMeasured() {
+    runner
+        .withUserConfiguration(GreeterConfig.class, Refusing.class)
+        .run(
+            context -> {
+              OperationRegistry registry = context.getBean(OperationRegistry.class);
+              org.assertj.core.api.Assertions.assertThatThrownBy(
+                      () ->
+                          registry
+                              .execute("greeter.hello", Map.of("name", "x"))
+                              .get(5, TimeUnit.SECONDS))
+                  .hasMessageContaining("no one today");
+              io.micrometer.core.instrument.MeterRegistry meters =
+                  context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+              assertThat(
+                      meters
+                          .find("operations.calls")
+                          .tag("operation", "greeter.hello")
+                          .tag("outcome", "ACCESS_DENIED")
+                          .timer())
+                  .isNotNull();
+            });
+  }
+
+  @Test
+  void servingDoesNotRestartOnADrainedPipeline() {
+    runner
+        .withPropertyValues("operations.http.enabled=true")
+        .run(
+            context -> {
+              OperationsServing serving = context.getBean(OperationsServing.class);
+              assertThat(serving.httpUri()).isPresent();
+              context.stop();
+              assertThat(serving.httpUri()).isEmpty();
+              assertThat(serving.isRunning()).isFalse();
+              org.assertj.core.api.Assertions.assertThatThrownBy(serving::start)
+                  .hasMessageContaining("does not restart");
+            });
+  }
+
   private static List<String> names(ToolCallbackProvider tools) {
     return Arrays.stream(tools.getToolCallbacks()).map(t -> t.getToolDefinition().name()).toList();
   }
