@@ -26,10 +26,13 @@ class PropertySourcesTest {
             .withProperty("operations.mcp-servers.files.args[1]", "server")
             .withProperty("operations.mcp-servers.remote.headers.Authorization", "Bearer ${TOKEN}")
             .withProperty("operations.openapi.pets.baseUrl", "http://127.0.0.1:1");
-    assertThat(PropertySources.tree(environment, "operations.mcp-servers").toString())
+    assertThat(PropertySources.tree(environment, "operations.mcp-servers"))
         .isEqualTo(
-            "{\"files\":{\"command\":\"npx\",\"args\":[\"-y\",\"server\"]},"
-                + "\"remote\":{\"headers\":{\"Authorization\":\"Bearer ${TOKEN}\"}}}");
+            JsonMapper.builder()
+                .build()
+                .readTree(
+                    "{\"files\":{\"command\":\"npx\",\"args\":[\"-y\",\"server\"]},"
+                        + "\"remote\":{\"headers\":{\"Authorization\":\"Bearer ${TOKEN}\"}}}"));
     assertThat(PropertySources.tree(environment, "operations.openapi").toString())
         .isEqualTo("{\"pets\":{\"baseUrl\":\"http://127.0.0.1:1\"}}");
     assertThat(PropertySources.tree(environment, "operations.sources")).isNull();
@@ -136,7 +139,12 @@ class PropertySourcesTest {
                 Map.of(
                     "operations.mcp-servers.files.args[0]", "new",
                     "operations.mcp-servers.files.disabled", "true")));
-    assertThat(PropertySources.tree(environment, "operations.mcp-servers").toString())
-        .isEqualTo("{\"files\":{\"args\":[\"new\"],\"disabled\":true,\"command\":\"npx\"}}");
+    // Compared as JSON: the order of an object's keys follows the sources' maps.
+    assertThat(PropertySources.tree(environment, "operations.mcp-servers"))
+        .isEqualTo(
+            JsonMapper.builder()
+                .build()
+                .readTree(
+                    "{\"files\":{\"args\":[\"new\"],\"disabled\":true,\"command\":\"npx\"}}"));
   }
 }
