@@ -148,6 +148,73 @@ class StarterContextTest {
     }
   }
 
+  @Test
+  void redisComesFromBootsPropertiesAndHealthFollowsItsBroker() throws Exception {
+    try (BrokerProcess redis = redis()) {
+      runner
+          .withUserConfiguration(GreeterConfig.class)
+          .withPropertyValues(
+              "spring.data.redis.host=127.0.0.1",
+              "spring.data.redis.port=" + redis.port(),
+              "operations.redis.serve=true",
+              "operations.redis.import-operations=true")
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                OperationsHealthIndicator health = context.getBean(OperationsHealthIndicator.class);
+                String nodeId = context.getBean(OperationsServing.class).nodeIds().get("redis");
+                Health up =
+                    awaitStatus(
+                        health,
+                        Status.UP,
+                        h -> String.valueOf(h.getDetails().get("nodes")).contains(nodeId));
+                assertThat(up.getDetails().get("transports").toString())
+                    .contains("redis://127.0.0.1:" + redis.port());
+                // The node's operations, imported back from Redis, call through it.
+                OperationRegistry registry = context.getBean(OperationRegistry.class);
+                assertThat(registry.getSpec("greeter.hello")).isPresent();
+
+                redis.kill();
+                awaitStatus(health, Status.DOWN, h -> true);
+                redis.restart();
+                awaitStatus(health, Status.UP, h -> true);
+              });
+    }
+  }
+
+  private static BrokerProcess redis() throws IOException {
+    String binary =
+        BrokerProcess.locate(
+                "redis-server", "redis-server", "/usr/bin/redis-server", "/usr/sbin/redis-server")
+            .toString();
+    return BrokerProcess.start(
+        "redis-server",
+        port ->
+            List.of(
+                binary,
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--loglevel",
+                "warning",
+                "--dir",
+                System.getProperty("java.io.tmpdir")),
+        port -> {
+          try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            socket.setSoTimeout(1000);
+            socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readNBytes(5), StandardCharsets.US_ASCII)
+                .equals("+PONG");
+          }
+        });
+  }
+
   private static Health awaitStatus(
       OperationsHealthIndicator indicator, Status status, java.util.function.Predicate<Health> also)
       throws InterruptedException {
