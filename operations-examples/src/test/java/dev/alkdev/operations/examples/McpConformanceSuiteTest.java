@@ -111,32 +111,21 @@ class McpConformanceSuiteTest {
   }
 
   /**
-   * The client side: the suite starts {@link McpConformanceClient} (a script that runs it on this
-   * test's classpath) once per scenario, against servers of its own, in both eras.
+   * The client side: the suite runs {@link McpConformanceClient} once per scenario, against servers
+   * of its own, in both eras; the runs are served in this JVM ({@link InProcessConformanceClients}
+   * says why).
    */
   @ParameterizedTest
   @ValueSource(strings = {"2025-11-25", "2026-07-28"})
   void everyApplicableClientScenarioPasses(String requirements) throws Exception {
     assumeTrue(notReady.isEmpty(), () -> "conformance suite not installed: " + notReady.orElse(""));
-    Path script = Files.createTempFile("conformance-client", ".sh");
-    try {
-      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      // exec, so the suite's kill at its timeout reaches the JVM; quick-starting flags, since the
-      // suite starts every scenario's client at once.
-      Files.writeString(
-          script,
-          "#!/bin/sh\nexec '"
-              + java
-              + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '"
-              + System.getProperty("java.class.path")
-              + "' "
-              + McpConformanceClient.class.getName()
-              + " \"$@\"\n");
-      script.toFile().setExecutable(true);
+    try (InProcessConformanceClients clients = InProcessConformanceClients.start()) {
       passesAgainstTheBaseline(
-          requirements, "mcp-conformance-client-", "client", "--command", script.toString());
-    } finally {
-      Files.deleteIfExists(script);
+          requirements,
+          "mcp-conformance-client-",
+          "client",
+          "--command",
+          clients.script().toString());
     }
   }
 
