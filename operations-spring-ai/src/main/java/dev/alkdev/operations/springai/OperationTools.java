@@ -3,6 +3,7 @@ package dev.alkdev.operations.springai;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationRegistry;
 import dev.alkdev.operations.OperationSpec;
+import dev.alkdev.operations.ToolNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,10 +36,11 @@ import org.springframework.ai.tool.ToolCallbackProvider;
  *
  * Model APIs accept tool names matching {@code ^[a-zA-Z0-9_-]{1,64}$}, so every other character of
  * an operation id becomes {@code _} ({@code billing.invoices.get} is {@code billing_invoices_get});
- * a name longer than 64 characters keeps its first 55 and ends with {@code _} and 8 hex digits of
- * the id's SHA-256 ({@link #toolName}). Two operations that would get the same name ({@code a.b_c}
- * and {@code a_b.c}) are refused: {@link Builder#build()} throws, naming both, rather than offer a
- * name that calls one of them by chance.
+ * a name longer than 64 characters keeps its head and ends with {@code _} and the CRC-32 of the
+ * whole ({@link #toolName}). Two operations that would get the same name ({@code a.b_c} and {@code
+ * a_b.c}): the later in id order gets a name with a checksum of its id; one whose names are both
+ * taken is left out, with a warning. The rule is core's {@link dev.alkdev.operations.ToolNames},
+ * the MCP server's too (its model-safe names), so a model meets an operation under one name.
  *
  * <h2>Input</h2>
  *
@@ -113,7 +115,7 @@ public final class OperationTools implements ToolCallbackProvider {
    */
   public static String toolName(String operationId) {
     Objects.requireNonNull(operationId, "operationId");
-    return ToolNames.of(operationId);
+    return ToolNames.fit(ToolNames.modelSafe(operationId));
   }
 
   /** The tools, one per operation, in operation id order. */
@@ -217,7 +219,7 @@ public final class OperationTools implements ToolCallbackProvider {
 
     /**
      * Takes the operations the identity may call, filtered, and makes their tools. Two ids with one
-     * tool name ({@code a.b_c}, {@code a_b.c}): the later id in id order is named with its hash
+     * tool name ({@code a.b_c}, {@code a_b.c}): the later id in id order is named with a checksum
      * ({@link ToolNames#distinct}); one that cannot be named so is left out, with a warning.
      */
     public OperationTools build() {
@@ -230,12 +232,13 @@ public final class OperationTools implements ToolCallbackProvider {
         if (!offered(spec.id())) {
           continue;
         }
-        String name = ToolNames.of(spec.id());
+        String wanted = ToolNames.modelSafe(spec.id());
+        String name = ToolNames.fit(wanted);
         if (idsByName.containsKey(name)) {
           // Two ids, one name (a.b_c and a_b.c): the later id, in id order, takes a name with
           // its hash; should that be taken too, it is left out rather than guessed. A registry
           // that changes (remote nodes come and go) never makes the whole set fail.
-          String distinct = ToolNames.distinct(spec.id());
+          String distinct = ToolNames.distinct(wanted, spec.id());
           if (idsByName.containsKey(distinct)) {
             LOG.warn(
                 "operation {} is not offered as a tool: its names {} and {} are taken by {} and {}",

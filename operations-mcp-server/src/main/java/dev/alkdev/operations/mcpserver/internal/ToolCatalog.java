@@ -3,8 +3,8 @@ package dev.alkdev.operations.mcpserver.internal;
 import dev.alkdev.operations.Identity;
 import dev.alkdev.operations.OperationSpec;
 import dev.alkdev.operations.OperationType;
+import dev.alkdev.operations.ToolNames;
 import dev.alkdev.operations.mcpserver.McpTool;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.zip.CRC32;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -23,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class ToolCatalog {
   /** MCP clients reject longer tool names (several cap at 64, though the spec allows 128). */
-  static final int MAX_NAME = 64;
+  static final int MAX_NAME = ToolNames.MAX_LENGTH;
 
   static final String META_OPERATION_ID = "dev.alkdev.operations/operationId";
   static final String META_INPUT_WRAPPED = "dev.alkdev.operations/inputWrappedAs";
@@ -74,14 +73,13 @@ final class ToolCatalog {
       }
       String wanted = prefix + (namespaceInNames ? spec.id() : spec.name());
       if (modelSafe) {
-        // Operation ids allow only [A-Za-z0-9_.-]: the dots (of the id or the prefix) go.
-        wanted = wanted.replace('.', '_');
+        wanted = ToolNames.modelSafe(wanted);
       }
-      String name = fit(wanted);
+      String name = ToolNames.fit(wanted);
       if (byName.containsKey(name)) {
         // Two ids map to one name (a cut, or a prefix). The later id gets its CRC appended; a
         // second collision on that is reported and the tool left out rather than guessed.
-        String other = shortened(wanted + "#" + spec.id(), wanted);
+        String other = ToolNames.distinct(wanted, spec.id());
         if (byName.containsKey(other)) {
           collisions.add(
               spec.id()
@@ -104,19 +102,6 @@ final class ToolCatalog {
       byName.put(name, tool(spec, name, !name.equals(wanted)));
     }
     return new ToolCatalog(new ArrayList<>(byName.values()), collisions);
-  }
-
-  /** {@code wanted} when it fits, else its head and the CRC-32 of all of it. */
-  static String fit(String wanted) {
-    return wanted.length() <= MAX_NAME ? wanted : shortened(wanted, wanted);
-  }
-
-  private static String shortened(String hashed, String wanted) {
-    CRC32 crc = new CRC32();
-    crc.update(hashed.getBytes(StandardCharsets.UTF_8));
-    String suffix = String.format("_%08x", crc.getValue());
-    String head = wanted.substring(0, Math.min(wanted.length(), MAX_NAME - suffix.length()));
-    return head + suffix;
   }
 
   private static Tool tool(OperationSpec spec, String name, boolean shortened) {
