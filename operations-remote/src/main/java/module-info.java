@@ -19,4 +19,7 @@ module dev.alkdev.operations.remote {
   exports dev.alkdev.operations.remote.internal to
       dev.alkdev.operations.transport.redis,
       dev.alkdev.operations.transport.nats;
+
+  // PubSubFactory.installed: the transports on the path, for hosts (ops, the Spring starter).
+  uses dev.alkdev.operations.pubsub.PubSubFactory;
 }

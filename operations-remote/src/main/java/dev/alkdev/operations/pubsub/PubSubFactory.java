@@ -2,10 +2,13 @@ package dev.alkdev.operations.pubsub;
 
 import dev.alkdev.operations.protocol.ProtocolTopics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
@@ -32,6 +35,43 @@ public interface PubSubFactory {
    * @throws dev.alkdev.operations.CallError UNAVAILABLE when the server cannot be reached in time
    */
   Optional<PubSub> connect(Target target);
+
+  /**
+   * Every factory {@link java.util.ServiceLoader} finds through {@code loader}: on the module path
+   * the transport modules' {@code provides}, on the class path their {@code META-INF/services}. A
+   * factory that fails to load is skipped, so one broken jar does not take the other kinds down;
+   * its kind is then simply not found.
+   */
+  static List<PubSubFactory> installed(ClassLoader loader) {
+    List<PubSubFactory> factories = new ArrayList<>();
+    ServiceLoader.load(PubSubFactory.class, loader).stream()
+        .forEach(
+            provider -> {
+              try {
+                factories.add(provider.get());
+              } catch (ServiceConfigurationError e) {
+                // Skipped: see above.
+              }
+            });
+    return factories;
+  }
+
+  /**
+   * The connection of the first of {@code factories} whose kind {@code target} is, or empty when
+   * none is (the host says which module brings the kind).
+   *
+   * @throws IllegalArgumentException as {@link #connect}, when the URL or a setting is wrong
+   * @throws dev.alkdev.operations.CallError UNAVAILABLE when the server cannot be reached in time
+   */
+  static Optional<PubSub> connectFirst(List<PubSubFactory> factories, Target target) {
+    for (PubSubFactory factory : factories) {
+      Optional<PubSub> pubsub = factory.connect(target);
+      if (pubsub.isPresent()) {
+        return pubsub;
+      }
+    }
+    return Optional.empty();
+  }
 
   /**
    * The broker's own configuration of one user with {@code grant}'s rights, for a transport whose

@@ -3,7 +3,6 @@ package dev.alkdev.operations.cli.internal;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,39 +39,26 @@ final class RemoteTransports {
   static PubSub connect(Remote remote, Duration timeout, Map<String, String> environment) {
     PubSubFactory.Target target =
         new PubSubFactory.Target(remote.kind(), remote.url(), timeout, environment);
-    for (PubSubFactory factory : factories()) {
-      Optional<PubSub> pubsub;
-      try {
-        pubsub = factory.connect(target);
-      } catch (IllegalArgumentException e) {
-        throw new SourceSet.SourceFailure(
-            remote.flag() + " " + remote.shownUrl() + ": " + e.getMessage());
-      }
-      if (pubsub.isPresent()) {
-        return pubsub.get();
-      }
+    Optional<PubSub> pubsub;
+    try {
+      pubsub = PubSubFactory.connectFirst(factories(), target);
+    } catch (IllegalArgumentException e) {
+      throw new SourceSet.SourceFailure(
+          remote.flag() + " " + remote.shownUrl() + ": " + e.getMessage());
     }
-    throw new SourceSet.SourceFailure(
-        remote.flag()
-            + ": this ops has no "
-            + remote.kind()
-            + " transport (it comes with operations-transport-"
-            + (remote.kind().equals("ws") ? "websocket" : remote.kind())
-            + "); use a build that includes it");
+    return pubsub.orElseThrow(
+        () ->
+            new SourceSet.SourceFailure(
+                remote.flag()
+                    + ": this ops has no "
+                    + remote.kind()
+                    + " transport (it comes with operations-transport-"
+                    + (remote.kind().equals("ws") ? "websocket" : remote.kind())
+                    + "); use a build that includes it"));
   }
 
-  /** Every factory found; one that fails to load is skipped, so the others still work. */
+  /** Every factory found ({@link PubSubFactory#installed}). */
   static List<PubSubFactory> factories() {
-    List<PubSubFactory> factories = new ArrayList<>();
-    ServiceLoader.load(PubSubFactory.class, RemoteTransports.class.getClassLoader()).stream()
-        .forEach(
-            provider -> {
-              try {
-                factories.add(provider.get());
-              } catch (java.util.ServiceConfigurationError e) {
-                // Said when a flag of its kind finds no factory.
-              }
-            });
-    return factories;
+    return PubSubFactory.installed(RemoteTransports.class.getClassLoader());
   }
 }

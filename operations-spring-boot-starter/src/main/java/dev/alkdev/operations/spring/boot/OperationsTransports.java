@@ -3,12 +3,10 @@ package dev.alkdev.operations.spring.boot;
 import dev.alkdev.operations.CallError;
 import dev.alkdev.operations.pubsub.PubSub;
 import dev.alkdev.operations.pubsub.PubSubFactory;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -16,8 +14,8 @@ import org.springframework.core.env.Environment;
 /**
  * The remote transports the properties name ({@code operations.nats}, {@code operations.redis}),
  * connected at start-up when a node serves on them or imports from them, shared by both and closed
- * when the context closes. The transports are found with {@link ServiceLoader}, so the starter does
- * not compile against them: add {@code operations-transport-nats} or {@code
+ * when the context closes. The transports are found with {@link PubSubFactory#installed}, so the
+ * starter does not compile against them: add {@code operations-transport-nats} or {@code
  * operations-transport-redis}.
  */
 public final class OperationsTransports implements DisposableBean {
@@ -116,49 +114,35 @@ public final class OperationsTransports implements DisposableBean {
     PubSubFactory.Target target =
         new PubSubFactory.Target(
             kind, urls.get(kind), transport.getConnectTimeout(), System.getenv());
-    for (PubSubFactory factory : factories()) {
-      Optional<PubSub> made;
-      try {
-        made = factory.connect(target);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalStateException(
-            "operations." + kind + ".url " + shownUrl(kind) + ": " + e.getMessage(), e);
-      } catch (CallError e) {
-        throw new IllegalStateException(
-            "operations." + kind + ".url " + shownUrl(kind) + ": cannot connect: " + e.getMessage(),
-            e);
-      }
-      if (made.isPresent()) {
-        connected.put(kind, made.get());
-        return made.get();
-      }
+    Optional<PubSub> made;
+    try {
+      made =
+          PubSubFactory.connectFirst(
+              PubSubFactory.installed(OperationsTransports.class.getClassLoader()), target);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "operations." + kind + ".url " + shownUrl(kind) + ": " + e.getMessage(), e);
+    } catch (CallError e) {
+      throw new IllegalStateException(
+          "operations." + kind + ".url " + shownUrl(kind) + ": cannot connect: " + e.getMessage(),
+          e);
     }
-    throw new IllegalStateException(
-        "operations."
-            + kind
-            + ": no "
-            + kind
-            + " transport on the class path; add dev.alkdev.operations:operations-transport-"
-            + kind);
+    if (made.isEmpty()) {
+      throw new IllegalStateException(
+          "operations."
+              + kind
+              + ": no "
+              + kind
+              + " transport on the class path; add dev.alkdev.operations:operations-transport-"
+              + kind);
+    }
+    connected.put(kind, made.get());
+    return made.get();
   }
 
   /** The transports connected so far, by kind. */
   synchronized Map<String, PubSub> connected() {
     return Map.copyOf(connected);
-  }
-
-  private static List<PubSubFactory> factories() {
-    List<PubSubFactory> factories = new ArrayList<>();
-    ServiceLoader.load(PubSubFactory.class, OperationsTransports.class.getClassLoader()).stream()
-        .forEach(
-            provider -> {
-              try {
-                factories.add(provider.get());
-              } catch (java.util.ServiceConfigurationError e) {
-                // Said when its kind finds no factory.
-              }
-            });
-    return factories;
   }
 
   @Override
