@@ -176,8 +176,10 @@ class McpOAuthTest {
   void aBrowserSentBackReachesTheLoopbackListener() throws Exception {
     // What a browser does: follows the authorization server's redirect to the client's loopback
     // listener, which takes the response and shows a page; the prompt itself sees nothing.
-    java.util.concurrent.atomic.AtomicReference<String> page =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    // The page arrives after the listener has the code: the token exchange, and so the call,
+    // may finish before the browser has read the page, so the page is waited for, not peeked at.
+    java.util.concurrent.CompletableFuture<String> page =
+        new java.util.concurrent.CompletableFuture<>();
     McpOAuth browser =
         McpOAuth.builder()
             .prompt(
@@ -190,7 +192,7 @@ class McpOAuthTest {
                             java.net.http.HttpResponse.BodyHandlers.ofString())
                         .thenApply(
                             response -> {
-                              page.set(response.body());
+                              page.complete(response.body());
                               return java.util.Optional.<URI>empty();
                             }))
             .authorizationTimeout(Duration.ofSeconds(10))
@@ -198,7 +200,8 @@ class McpOAuthTest {
     try (McpClientWrapper client = connect(browser, McpClientConfig.Era.AUTO)) {
       assertThat(add(client).toString()).contains("5");
     }
-    assertThat(page.get()).contains("You can close this window");
+    assertThat(page.get(10, java.util.concurrent.TimeUnit.SECONDS))
+        .contains("You can close this window");
     assertThat(authorizationServer.codeGrants).hasValue(1);
   }
 
